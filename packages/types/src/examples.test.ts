@@ -21,6 +21,8 @@ function deref(document: Record<string, any>, node: any): any {
   return node;
 }
 
+const schemaNameOf = (media: any): string => media.schema.$ref.replace("#/components/schemas/", "");
+
 /** Every named example of every request and response body, with the schema it must satisfy. */
 function collectExamples(api: ApiName): ExampleCase[] {
   const document = loadDocument(api);
@@ -28,6 +30,14 @@ function collectExamples(api: ApiName): ExampleCase[] {
   const addMedia = (where: string, content: Record<string, any> | undefined) => {
     for (const [mediaType, media] of Object.entries(content ?? {})) {
       if (!media.schema?.$ref) continue;
+      if (media.example !== undefined) {
+        cases.push({
+          api,
+          where: `${where} ${mediaType} example`,
+          schemaName: schemaNameOf(media),
+          value: media.example,
+        });
+      }
       for (const [name, example] of Object.entries<any>(media.examples ?? {})) {
         const value = deref(document, example).value;
         cases.push({

@@ -164,6 +164,15 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "message": "This model's maximum context length is 4096 tokens.",
+                 *         "type": "BadRequestError",
+                 *         "code": 400
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ChatErrorBody"];
             };
         };
@@ -173,6 +182,15 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "message": "Unauthorized",
+                 *         "type": "Unauthorized",
+                 *         "code": 401
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ChatErrorBody"];
             };
         };
@@ -182,6 +200,15 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "message": "The model `support-lora` does not exist.",
+                 *         "type": "NotFoundError",
+                 *         "code": 404
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ChatErrorBody"];
             };
         };
@@ -191,6 +218,15 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "message": "The engine has stopped.",
+                 *         "type": "InternalServerError",
+                 *         "code": 500
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ChatErrorBody"];
             };
         };

@@ -189,9 +189,6 @@ export interface components {
          * @description The specification does not publish error bodies: **their shape is not guaranteed**. Services commonly
          *     send a JSON object with a message, but a proxy in front of the service may answer with HTML or plain text.
          *     Read it defensively.
-         * @example {
-         *       "message": "Trace not found"
-         *     }
          */
         ErrorBody: {
             [key: string]: unknown;
@@ -299,6 +296,11 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "message": "The request is malformed."
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
@@ -308,6 +310,11 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "message": "Missing or invalid bearer token."
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
@@ -317,6 +324,11 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "message": "This token may not access this resource."
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
@@ -326,6 +338,11 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "message": "Not found."
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
@@ -340,6 +357,11 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "message": "Too many requests."
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
@@ -349,6 +371,11 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "message": "Internal server error."
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
@@ -358,6 +385,11 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "message": "score must be between 0 and 1."
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
