@@ -1,0 +1,39 @@
+// When to retry and how long to wait. All three Studio operations are idempotent (two GETs and a PUT that
+// sets fields), so a retry can never apply a change twice.
+
+/** The first retry waits about this long; each further one doubles it. */
+export const INITIAL_BACKOFF_MS = 500;
+/** No computed backoff waits longer than this. */
+export const MAX_BACKOFF_MS = 8_000;
+/**
+ * A server asking for a longer wait than this is not retried: the error (with `retryAfterMs`) goes back to
+ * the caller, who can decide to wait, instead of a call silently hanging for minutes.
+ */
+export const MAX_RETRY_AFTER_MS = 60_000;
+
+/** 408 timeout, 409 conflict, 429 rate limit and every 5xx may succeed later; other statuses will not. */
+export function isRetryableStatus(status: number): boolean {
+  return status === 408 || status === 409 || status === 429 || status >= 500;
+}
+
+/** Exponential backoff with jitter for the `retry`-th retry (1-based): ~0.5 s, 1 s, 2 s ... capped at 8 s. */
+export function backoffMs(retry: number, random: () => number = Math.random): number {
+  const base = Math.min(INITIAL_BACKOFF_MS * 2 ** (retry - 1), MAX_BACKOFF_MS);
+  // Up to 25 % shorter, so clients that failed together do not come back together.
+  return Math.round(base * (1 - random() * 0.25));
+}
+
+/**
+ * How long the server asked to wait: `retry-after-ms` (milliseconds, a non-standard header some APIs send),
+ * else `Retry-After` as delay-seconds or an HTTP date. Undefined when absent or unreadable.
+ */
+export function retryAfterMs(headers: Headers, now: number = Date.now()): number | undefined {
+  const ms = headers.get("retry-after-ms");
+  if (ms !== null && /^\s*\d+(\.\d+)?\s*$/.test(ms)) return Math.ceil(Number(ms));
+  const value = headers.get("retry-after");
+  if (value === null) return undefined;
+  if (/^\s*\d+\s*$/.test(value)) return Number(value) * 1000;
+  const date = Date.parse(value);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, date - now);
+}
