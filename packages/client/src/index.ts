@@ -4,8 +4,22 @@ export type {
   ChatCompletion,
   ChatCompletionRequest,
   ChatMessage,
+  DatasetNode,
+  ExperimentNode,
+  FinetuningJobNode,
   Model,
   ModelList,
+  ProjectNode,
+  ProjectTree,
+  RecommendationStatus,
+  Recommendations,
+  RecommendedExperiment,
+  RecommendedModel,
+  SnapshotNode,
+  Trace,
+  TraceUpdate,
+  TreeNode,
+  TreeNodeType,
 } from "@finetune-studio/types";
 export {
   type ChatClient,
@@ -28,3 +42,11 @@ export {
 } from "./errors.js";
 export type { StudioLogger, StudioRequestLog } from "./logger.js";
 export type { FetchFunction, RequestOptions } from "./options.js";
+export {
+  type CompletedRecommendations,
+  createStudioClient,
+  type StudioClient,
+  type StudioClientOptions,
+  type WaitForRecommendationsOptions,
+} from "./studio.js";
+export { findNodes, flattenTree, type NodeOfType, type TreeEntry, walkTree } from "./tree.js";

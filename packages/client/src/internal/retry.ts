@@ -33,7 +33,8 @@ export function retryAfterMs(headers: Headers, now: number = Date.now()): number
   const value = headers.get("retry-after");
   if (value === null) return undefined;
   if (/^\s*\d+\s*$/.test(value)) return Number(value) * 1000;
-  const date = Date.parse(value);
+  // An HTTP date names its day and month; Date.parse alone would read "-3" as the year -3.
+  const date = /[a-z]/i.test(value) ? Date.parse(value) : Number.NaN;
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, date - now);
 }

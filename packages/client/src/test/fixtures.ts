@@ -1,5 +1,7 @@
-// Bodies shaped like the contract's examples, for unit tests.
-import type { ChatCompletion, ModelList } from "@finetune-studio/types";
+// Bodies for unit tests: the Studio contract's own named examples (the bodies Prism serves), and chat
+// bodies shaped like the chat contract's.
+import type { ChatCompletion, ModelList, ProjectTree, Recommendations, Trace } from "@finetune-studio/types";
+import studioDocument from "@finetune-studio/types/studio.openapi.json" with { type: "json" };
 
 export const completion: ChatCompletion = {
   id: "chatcmpl-1",
@@ -23,3 +25,19 @@ export const chatRequest = {
   messages: [{ role: "user", content: "How do I reset my password?" }],
   max_tokens: 64,
 };
+
+const examples = studioDocument.components.examples as Record<string, { value: unknown }>;
+const example = <T>(name: string): T => structuredClone(examples[name]?.value) as T;
+
+export const fullTree = example<ProjectTree>("ProjectTreeFull");
+export const emptyTree = example<ProjectTree>("ProjectTreeEmpty");
+export const completedRecommendations = example<Recommendations>("RecommendationsCompleted");
+export const processingRecommendations = example<Recommendations>("RecommendationsProcessing");
+export const failedRecommendations = example<Recommendations>("RecommendationsFailed");
+export const scoredTrace = example<Trace>("TraceScored");
+
+export const ids = {
+  project: "6f1c2a8e-4b7d-4e5a-9c3f-2d8b7a1e0f45",
+  snapshot: "0b5e9d4c-7a21-4f3e-8d6b-1c9a2e4f7b80",
+  trace: "3d2f8a61-95c4-4b0e-a7d3-6e1f0c9b8a27",
+} as const;
