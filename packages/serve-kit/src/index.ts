@@ -1,0 +1,24 @@
+// The public surface of @finetune-studio/serve-kit. Everything else lives in ./internal and is not API.
+export {
+  buildDockerCommand,
+  DEFAULT_HF_CACHE_VOLUME,
+  DEFAULT_VLLM_IMAGE,
+  type DockerOptions,
+} from "./docker-command.js";
+export { ServeConfigError } from "./errors.js";
+export { MAX_LORA_RANKS, type MaxLoraRank, maxLoraRankFor } from "./max-lora-rank.js";
+export { type NginxConfigOptions, nginxConfig } from "./nginx-config.js";
+export {
+  type FineTunedWeights,
+  type ServeFromRecommendationsOptions,
+  serveConfigFromRecommendations,
+} from "./recommendations.js";
+export { buildServeCommand } from "./serve-command.js";
+export type {
+  FullServeOptions,
+  LoraAdapter,
+  LoraServeOptions,
+  ServeClientConfig,
+  ServeCommand,
+  ServeOptions,
+} from "./serve-options.js";
