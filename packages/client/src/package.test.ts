@@ -1,0 +1,36 @@
+// What the package promises about itself: no Node-only module in the shipped source (it runs in
+// browsers, Deno, Bun and edge runtimes), and a manifest that publishes ESM with declarations.
+import { readdirSync, readFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const root = new URL("..", import.meta.url).pathname;
+
+function shippedSources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === "test" ? [] : shippedSources(path);
+    return /\.ts$/.test(entry.name) && !/\.test(-d)?\.ts$/.test(entry.name) ? [path] : [];
+  });
+}
+
+describe("package", () => {
+  it("imports no Node-only module outside tests", () => {
+    const offenders = shippedSources(join(root, "src")).filter((file) =>
+      /from\s+["']node:|require\(|import\(["']node:|\bprocess\.|\bBuffer\b/.test(readFileSync(file, "utf8")),
+    );
+    expect(offenders.map((file) => relative(root, file))).toEqual([]);
+  });
+
+  it("publishes ESM with declarations and no side effects", () => {
+    const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+    expect(manifest).toMatchObject({
+      type: "module",
+      sideEffects: false,
+      exports: { ".": { types: "./dist/index.d.ts", default: "./dist/index.js" } },
+      types: "./dist/index.d.ts",
+      files: ["dist"],
+    });
+    expect(Object.keys(manifest.dependencies).sort()).toEqual(["@finetune-studio/types", "openapi-fetch"]);
+  });
+});
