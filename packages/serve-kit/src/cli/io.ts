@@ -1,0 +1,20 @@
+/** Where the CLI writes and what it reads from its environment; tests pass their own. */
+export interface CliIo {
+  /** Results: the command, the config, the ready URL. */
+  out(text: string): void;
+  /** Everything else: progress, warnings, errors, vLLM's logs. */
+  err(text: string): void;
+  env: NodeJS.ProcessEnv;
+}
+
+/** A bad command line, reported as one line and exit code 2. */
+export class UsageError extends Error {
+  override readonly name = "UsageError";
+  /** The subcommand whose help to point to, e.g. `command lora`. */
+  readonly helpFor: string | undefined;
+
+  constructor(message: string, helpFor?: string) {
+    super(message);
+    this.helpFor = helpFor;
+  }
+}

@@ -1,0 +1,86 @@
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type ManagedProcess, startProcess } from "@finetune-studio/testing";
+
+// The CLI tests run the built executable, as a user would: `pnpm test` builds first.
+export const CLI = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
+export const FAKE_VLLM_BIN = fileURLToPath(new URL("./fixtures/bin", import.meta.url));
+
+/** The environment of a test run: no key or proxy settings from the developer's shell leak in. */
+export function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of [
+    "VLLM_API_KEY",
+    "HF_TOKEN",
+    "HUGGING_FACE_HUB_TOKEN",
+    "HTTP_PROXY",
+    "http_proxy",
+    "NO_COLOR",
+  ]) {
+    delete env[name];
+  }
+  return { ...env, ...extra };
+}
+
+export interface FakeVllmRecord {
+  argv: string[];
+  apiKey: string | null;
+  pid: number;
+  signals: string[];
+}
+
+/** An environment with the stand-in `vllm` first on PATH, recording into a fresh file. */
+export function fakeVllmEnv(extra: NodeJS.ProcessEnv = {}) {
+  const recordPath = join(mkdtempSync(join(tmpdir(), "fake-vllm-")), "record.json");
+  const env = cleanEnv({
+    PATH: `${FAKE_VLLM_BIN}:${dirname(process.execPath)}:${process.env.PATH ?? ""}`,
+    FAKE_VLLM_NODE: process.execPath,
+    FAKE_VLLM_RECORD: recordPath,
+    ...extra,
+  });
+  return {
+    env,
+    /** What the stand-in recorded, or undefined when it never ran. */
+    record(): FakeVllmRecord | undefined {
+      try {
+        return JSON.parse(readFileSync(recordPath, "utf8")) as FakeVllmRecord;
+      } catch {
+        return undefined;
+      }
+    },
+  };
+}
+
+export function startCli(args: readonly string[], env: NodeJS.ProcessEnv): ManagedProcess {
+  return startProcess(process.execPath, [CLI, ...args], { env });
+}
+
+/** Resolves once the output matches, rejects (with the output) if the process exits first or time runs out. */
+export async function waitForOutput(
+  proc: ManagedProcess,
+  pattern: RegExp,
+  timeoutMs = 90_000,
+): Promise<void> {
+  let exited = false;
+  void proc.exited.then(() => {
+    exited = true;
+  });
+  const deadline = Date.now() + timeoutMs;
+  while (!pattern.test(proc.output())) {
+    if (exited) throw new Error(`exited before printing ${pattern}:\n${proc.output()}`);
+    if (Date.now() > deadline) throw new Error(`no ${pattern} after ${timeoutMs} ms:\n${proc.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Whether a process id is still alive. */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
