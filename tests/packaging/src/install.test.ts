@@ -1,0 +1,120 @@
+import { execFileSync } from "node:child_process";
+import { copyFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { describe, expect, inject, it } from "vitest";
+
+const consumerDir = inject("consumerDir");
+const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
+
+function node(args: string[]): string {
+  return execFileSync(process.execPath, args, { cwd: consumerDir, encoding: "utf8", stdio: "pipe" });
+}
+
+const expectedExports = {
+  "@finetune-studio/client": [
+    "createStudioClient",
+    "createChatClient",
+    "walkTree",
+    "flattenTree",
+    "findNodes",
+    "StudioError",
+    "StudioValidationError",
+    "StudioApiError",
+    "StudioAuthError",
+    "StudioNotFoundError",
+    "StudioRateLimitError",
+    "StudioServerError",
+    "StudioConnectionError",
+    "StudioTimeoutError",
+    "StudioRecommendationsFailedError",
+  ],
+  "@finetune-studio/serve-kit": [
+    "buildServeCommand",
+    "buildDockerCommand",
+    "nginxConfig",
+    "serveConfigFromRecommendations",
+  ],
+};
+
+describe("installed from the packed tarballs with npm", () => {
+  it.each(Object.entries(expectedExports))("%s loads with import", (name, names) => {
+    const keys = JSON.parse(
+      node([
+        "--input-type=module",
+        "-e",
+        `console.log(JSON.stringify(Object.keys(await import("${name}"))))`,
+      ]),
+    );
+    expect(keys).toEqual(expect.arrayContaining(names));
+  });
+
+  it.each(Object.entries(expectedExports))(
+    "%s loads with require (Node >= 20.19 require(esm))",
+    (name, names) => {
+      const keys = JSON.parse(
+        node(["--no-warnings", "-e", `console.log(JSON.stringify(Object.keys(require("${name}"))))`]),
+      );
+      expect(keys).toEqual(expect.arrayContaining(names));
+    },
+  );
+
+  it("ships both contracts as JSON, for import and require", () => {
+    const viaImport = node([
+      "--input-type=module",
+      "-e",
+      'import d from "@finetune-studio/types/chat-completions.openapi.json" with { type: "json" }; console.log(Object.keys(d.paths).join(","))',
+    ]);
+    expect(viaImport.trim()).toBe("/v1/chat/completions,/v1/models,/health");
+    const viaRequire = node([
+      "-e",
+      'console.log(require("@finetune-studio/types/studio.openapi.json").openapi)',
+    ]);
+    expect(viaRequire.trim()).toBe("3.1.0");
+  });
+
+  it("builds a serve command through the installed serve-kit", () => {
+    const argv = JSON.parse(
+      node([
+        "--input-type=module",
+        "-e",
+        'import { buildServeCommand } from "@finetune-studio/serve-kit"; console.log(JSON.stringify(buildServeCommand({ kind: "full", model: "org/model" }).argv))',
+      ]),
+    );
+    expect(argv.slice(0, 3)).toEqual(["vllm", "serve", "org/model"]);
+  });
+
+  it("installs a working studio-serve bin", () => {
+    const bin = join(consumerDir, "node_modules", ".bin", "studio-serve");
+    const help = execFileSync(bin, ["--help"], { encoding: "utf8" });
+    expect(help).toMatch(/studio-serve/);
+    const printed = execFileSync(bin, ["command", "full", "org/model"], { encoding: "utf8" });
+    expect(printed).toMatch(/vllm serve org\/model/);
+  });
+
+  it.each([
+    ["nodenext", { module: "nodenext", moduleResolution: "nodenext" }, ["esm.mts", "cjs.cts"]],
+    ["bundler", { module: "esnext", moduleResolution: "bundler" }, ["esm.mts"]],
+  ] as const)("type-checks a consumer under moduleResolution %s", (name, options, files) => {
+    for (const file of files)
+      copyFileSync(join(import.meta.dirname, "consumer", file), join(consumerDir, file));
+    const tsconfig = join(consumerDir, `tsconfig.${name}.json`);
+    const compilerOptions = {
+      ...options,
+      target: "es2022",
+      strict: true,
+      noEmit: true,
+      skipLibCheck: false,
+      types: [],
+    };
+    writeFileSync(tsconfig, JSON.stringify({ compilerOptions, files }));
+    const result = (() => {
+      try {
+        return execFileSync(process.execPath, [tsc, "-p", tsconfig], { cwd: consumerDir, encoding: "utf8" });
+      } catch (error) {
+        return (error as { stdout?: string }).stdout ?? String(error);
+      }
+    })();
+    expect(result).toBe("");
+  });
+});
