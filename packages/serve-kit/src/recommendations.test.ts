@@ -169,7 +169,7 @@ describe("serveConfigFromRecommendations", () => {
     [
       "both paths",
       lora,
-      { adapterPath: "/a", modelPath: "/m" } as ServeFromRecommendationsOptions,
+      { adapterPath: "/a", modelPath: "/m" } as unknown as ServeFromRecommendationsOptions,
       "options",
       /either modelPath/,
     ],

@@ -5,12 +5,16 @@ import { normalizeServeOptions } from "./internal/normalize.js";
 import { checkKnownKeys, checkObject, checkReference } from "./internal/validate.js";
 import type { FullServeOptions, LoraServeOptions, ServeOptions } from "./serve-options.js";
 
-/** Where the fine-tuned weights are, which also says how they are served. */
+/** Where the fine-tuned weights are, which also says how they are served. One shape or the other. */
 export type FineTunedWeights =
   | {
       /** Path or hub repository of a fully fine-tuned checkpoint. */
       modelPath: string;
       servedModelName?: string;
+      adapterPath?: never;
+      adapterName?: never;
+      maxLoraRank?: never;
+      maxLoras?: never;
     }
   | {
       /** Path or hub repository of the LoRA adapter. */
@@ -19,6 +23,8 @@ export type FineTunedWeights =
       adapterName?: string;
       maxLoraRank?: number;
       maxLoras?: number;
+      modelPath?: never;
+      servedModelName?: never;
     };
 
 export type ServeFromRecommendationsOptions = FineTunedWeights & {

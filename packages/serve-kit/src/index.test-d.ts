@@ -1,0 +1,64 @@
+import type { Recommendations } from "@finetune-studio/types";
+import { assertType, describe, expectTypeOf, it } from "vitest";
+import {
+  buildDockerCommand,
+  buildServeCommand,
+  type MaxLoraRank,
+  maxLoraRankFor,
+  nginxConfig,
+  type ServeClientConfig,
+  type ServeCommand,
+  type ServeConfigError,
+  type ServeOptions,
+  serveConfigFromRecommendations,
+} from "./index.js";
+
+describe("types", () => {
+  it("buildServeCommand takes either shape and returns plain data", () => {
+    expectTypeOf(buildServeCommand({ kind: "full", model: "m" })).toEqualTypeOf<ServeCommand>();
+    expectTypeOf(buildServeCommand).returns.toHaveProperty("argv").toEqualTypeOf<string[]>();
+    expectTypeOf(buildServeCommand).returns.toHaveProperty("env").toEqualTypeOf<Record<string, string>>();
+    expectTypeOf<ServeCommand["client"]>().toEqualTypeOf<ServeClientConfig>();
+    assertType(
+      buildServeCommand({
+        kind: "lora",
+        baseModel: "b",
+        adapters: [{ name: "a", path: "/a" }],
+        maxLoraRank: 64,
+      }),
+    );
+    assertType(buildDockerCommand({ kind: "full", model: "m" }, { image: "vllm/vllm-openai:v0.11.0" }));
+  });
+
+  it("refuses shapes that cannot be served", () => {
+    // @ts-expect-error: kind is required
+    buildServeCommand({ model: "m" });
+    // @ts-expect-error: a LoRA serve needs adapters
+    buildServeCommand({ kind: "lora", baseModel: "b" });
+    // @ts-expect-error: adapters belong to LoRA
+    buildServeCommand({ kind: "full", model: "m", adapters: [] });
+    // @ts-expect-error: a served model name belongs to full
+    buildServeCommand({ kind: "lora", baseModel: "b", adapters: [], servedModelName: "x" });
+    // @ts-expect-error: the port is a number
+    buildServeCommand({ kind: "full", model: "m", port: "8000" });
+    // @ts-expect-error: the docker options are image and hfCacheDir
+    buildDockerCommand({ kind: "full", model: "m" }, { gpus: "all" });
+  });
+
+  it("serveConfigFromRecommendations wants the weights and returns builder input", () => {
+    const recs = {} as Recommendations;
+    expectTypeOf(serveConfigFromRecommendations(recs, { adapterPath: "/a" })).toEqualTypeOf<ServeOptions>();
+    assertType(serveConfigFromRecommendations(recs, { modelPath: "/m", baseModelMapping: { a: "b" } }));
+    // @ts-expect-error: say where the fine-tuned weights are
+    serveConfigFromRecommendations(recs, {});
+    // @ts-expect-error: an adapter name goes with an adapter path
+    serveConfigFromRecommendations(recs, { modelPath: "/m", adapterName: "x" });
+  });
+
+  it("nginxConfig returns the config text; helpers are typed", () => {
+    expectTypeOf(nginxConfig({ upstreams: ["127.0.0.1:8001"], listen: 8000 })).toEqualTypeOf<string>();
+    expectTypeOf(maxLoraRankFor(48)).toEqualTypeOf<MaxLoraRank | undefined>();
+    expectTypeOf<MaxLoraRank>().toEqualTypeOf<1 | 8 | 16 | 32 | 64 | 128 | 256 | 320 | 512>();
+    expectTypeOf<ServeConfigError["field"]>().toEqualTypeOf<string>();
+  });
+});

@@ -1,0 +1,39 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import * as api from "./index.js";
+
+const SRC = fileURLToPath(new URL(".", import.meta.url));
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith(".ts") && !/\.test(-d)?\.ts$/.test(entry.name) ? [path] : [];
+  });
+}
+
+describe("the public surface", () => {
+  it("exports exactly the documented runtime names", () => {
+    expect(Object.keys(api).sort()).toEqual([
+      "DEFAULT_HF_CACHE_VOLUME",
+      "DEFAULT_VLLM_IMAGE",
+      "MAX_LORA_RANKS",
+      "ServeConfigError",
+      "buildDockerCommand",
+      "buildServeCommand",
+      "maxLoraRankFor",
+      "nginxConfig",
+      "serveConfigFromRecommendations",
+    ]);
+  });
+
+  it("keeps the builders free of Node modules, so they run in a browser too (only the CLI uses Node)", () => {
+    const library = sourceFiles(SRC).filter((file) => !/^(cli|test)\//.test(relative(SRC, file)));
+    expect(library.length).toBeGreaterThan(5);
+    for (const file of library) {
+      expect(readFileSync(file, "utf8"), relative(SRC, file)).not.toMatch(/from "node:|process\.|require\(/);
+    }
+  });
+});
