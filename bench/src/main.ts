@@ -1,0 +1,104 @@
+// `pnpm bench`: runs every measurement once, prints the tables, and writes them to bench/RESULTS.md.
+import { writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { describeMachine, oneMinuteLoad } from "./machine.js";
+import { measureBundleSizes } from "./measure/bundle-size.js";
+import { measureCalls } from "./measure/call-overhead.js";
+import { measureColdImports } from "./measure/cold-import.js";
+import { measureTreeHelpers } from "./measure/tree-helpers.js";
+import { renderReport, type Section } from "./report.js";
+import { chatScenarios } from "./scenarios/chat.js";
+import { studioOperations } from "./scenarios/studio.js";
+import { type AnsweringServer, startAnsweringServer } from "./server/start-answering-server.js";
+import { type BenchSettings, fullRun, quickRun } from "./settings.js";
+
+const quick = process.argv.includes("--quick");
+const settings: BenchSettings = quick ? quickRun : fullRun;
+const resultsFile = fileURLToPath(new URL("../RESULTS.md", import.meta.url));
+
+function step(message: string): void {
+  console.error(`[bench ${(performance.now() / 1000).toFixed(0)}s] ${message}`);
+}
+
+async function callSections(server: AnsweringServer): Promise<Section[]> {
+  const { sequential, concurrent, callers } = settings.calls;
+  const shape = `${sequential.calls.toLocaleString("en-US")} sequential calls per row after ${sequential.warmupCalls} warm-up calls, in ${sequential.rounds} interleaved rounds; then ${concurrent.calls.toLocaleString("en-US")} calls by ${callers} concurrent callers sharing one client.`;
+  step("Studio operations");
+  const studio = await measureCalls(studioOperations(server.url), settings.calls);
+  step("chat completion");
+  const chat = await measureCalls(
+    [{ name: "chat completion", scenarios: chatScenarios(server.url) }],
+    settings.calls,
+  );
+  return [
+    {
+      title: "Per-call overhead: the three Studio operations",
+      method: `Each call goes to a local node:http server in its own process that answers with the contract's example (ProjectTreeFull, RecommendationsCompleted, TraceScored). Raw fetch builds the same request by hand; openapi-fetch is bare; @finetune-studio/client runs with validation on, 2 retries and a 60 s per-attempt timeout. ${shape}`,
+      table: studio,
+    },
+    {
+      title: "Chat call: our chat client vs the openai package",
+      method: `The same local server answers POST /v1/chat/completions with the ChatCompletionReply example; each package runs with its defaults. ${shape}`,
+      table: chat,
+    },
+  ];
+}
+
+async function main(): Promise<void> {
+  const startedAt = performance.now();
+  const machine = describeMachine();
+  const sections: Section[] = [];
+
+  step("starting the answering server");
+  const server = await startAnsweringServer();
+  // Stops the server and the run if anything hangs: the bench must always end by itself.
+  const watchdog = setTimeout(() => {
+    console.error(`bench: still running after ${settings.deadlineMs / 1000} s, stopping`);
+    void server.stop().finally(() => process.exit(1));
+  }, settings.deadlineMs);
+  watchdog.unref();
+  try {
+    sections.push(...(await callSections(server)));
+  } finally {
+    await server.stop();
+  }
+
+  step("bundle sizes");
+  sections.push({
+    title: "Bundle size",
+    method:
+      "esbuild bundles a one-line entry that re-exports what an app would import (browser platform, ESM, minified, tree-shaken, es2022); the output is gzipped at level 9.",
+    table: await measureBundleSizes(),
+  });
+
+  step("cold imports");
+  sections.push({
+    title: "Cold import time",
+    method:
+      "A fresh `node --input-type=module -e` per run times `await import(...)` inside itself (Node's own start-up left out); packages alternate run by run, after one untimed run each.",
+    table: await measureColdImports(settings.coldImportRuns),
+  });
+
+  step("tree helpers");
+  sections.push({
+    title: "Tree helpers",
+    method: `Generated project trees (datasets, snapshots, jobs and experiments, each level fanning out about size^(1/4) ways). Median of at least ${settings.trees.minRuns} runs after a warm-up. A flat per-node time means linear growth.`,
+    table: measureTreeHelpers(settings.trees),
+  });
+  clearTimeout(watchdog);
+
+  machine.loadAtEnd = oneMinuteLoad();
+  const report = renderReport(machine, sections, performance.now() - startedAt);
+  console.log(report);
+  if (quick) {
+    step("quick run: RESULTS.md left as it was");
+  } else {
+    writeFileSync(resultsFile, report);
+    step(`wrote ${resultsFile}`);
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

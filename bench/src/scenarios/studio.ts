@@ -1,0 +1,91 @@
+// The three Studio operations, each made three ways with the same URL, headers and body:
+// (a) raw fetch, the floor; (b) bare openapi-fetch, the library the client is built on;
+// (c) @finetune-studio/client with its defaults on: input validation, 2 retries, a 60 s timeout per attempt.
+import { createStudioClient } from "@finetune-studio/client";
+import type { paths, TraceUpdate } from "@finetune-studio/types";
+import createClient from "openapi-fetch";
+import type { Scenario } from "../measure/timing.js";
+import { ids, requests } from "../server/answers.js";
+import { dataOf, okJson } from "./responses.js";
+
+/** Not a secret: the answering server ignores it. It is here so every caller sends the same header. */
+const TOKEN = "bench-token";
+
+export interface Operation {
+  readonly name: string;
+  readonly scenarios: readonly Scenario[];
+}
+
+export function studioOperations(baseUrl: string): Operation[] {
+  const { projectId, snapshotId, traceId } = ids;
+  const update = requests.traceUpdate as TraceUpdate;
+  const headers = { Authorization: `Bearer ${TOKEN}` };
+  const jsonHeaders = { ...headers, "Content-Type": "application/json" };
+  const bare = createClient<paths>({ baseUrl, headers });
+  const client = createStudioClient({ baseUrl, token: TOKEN, maxRetries: 2 });
+
+  return [
+    {
+      name: "getProjectTree",
+      scenarios: [
+        {
+          caller: "raw fetch",
+          call: async () =>
+            okJson(await fetch(`${baseUrl}/api/v1/public/projects/${projectId}`, { headers })),
+        },
+        {
+          caller: "openapi-fetch",
+          call: async () =>
+            dataOf(
+              await bare.GET("/api/v1/public/projects/{projectId}", { params: { path: { projectId } } }),
+            ),
+        },
+        { caller: "@finetune-studio/client", call: () => client.getProjectTree(projectId) },
+      ],
+    },
+    {
+      name: "getRecommendations",
+      scenarios: [
+        {
+          caller: "raw fetch",
+          call: async () =>
+            okJson(await fetch(`${baseUrl}/api/v1/public/recommendations/${snapshotId}`, { headers })),
+        },
+        {
+          caller: "openapi-fetch",
+          call: async () =>
+            dataOf(
+              await bare.GET("/api/v1/public/recommendations/{snapshotId}", {
+                params: { path: { snapshotId } },
+              }),
+            ),
+        },
+        { caller: "@finetune-studio/client", call: () => client.getRecommendations(snapshotId) },
+      ],
+    },
+    {
+      name: "updateTrace",
+      scenarios: [
+        {
+          caller: "raw fetch",
+          call: async () =>
+            okJson(
+              await fetch(`${baseUrl}/api/v1/traces/${traceId}`, {
+                method: "PUT",
+                headers: jsonHeaders,
+                body: JSON.stringify(update),
+              }),
+            ),
+        },
+        {
+          caller: "openapi-fetch",
+          call: async () =>
+            dataOf(
+              await bare.PUT("/api/v1/traces/{id}", { params: { path: { id: traceId } }, body: update }),
+            ),
+        },
+        { caller: "@finetune-studio/client", call: () => client.updateTrace(traceId, update) },
+      ],
+    },
+  ];
+}

@@ -1,0 +1,34 @@
+// How much work each measurement does. The full run is sized to finish in a few minutes on 2 cores while
+// giving stable medians; `--quick` is a smoke run of the same code in seconds, and writes no RESULTS.md.
+import type { CallSettings } from "./measure/call-overhead.js";
+import type { TreeSettings } from "./measure/tree-helpers.js";
+
+export interface BenchSettings {
+  readonly calls: CallSettings;
+  readonly coldImportRuns: number;
+  readonly trees: TreeSettings;
+  /** The whole run is stopped (servers included) if it takes longer than this. */
+  readonly deadlineMs: number;
+}
+
+export const fullRun: BenchSettings = {
+  calls: {
+    sequential: { warmupCalls: 500, calls: 5_000, rounds: 5 },
+    concurrent: { warmupCalls: 1_280, calls: 6_400, rounds: 5 }, // 100 calls per caller
+    callers: 64,
+  },
+  coldImportRuns: 15,
+  trees: { sizes: [1e3, 1e4, 1e5, 1e6], minRuns: 5, targetMs: 500, maxRuns: 200 },
+  deadlineMs: 10 * 60_000,
+};
+
+export const quickRun: BenchSettings = {
+  calls: {
+    sequential: { warmupCalls: 20, calls: 200, rounds: 2 },
+    concurrent: { warmupCalls: 64, calls: 640, rounds: 2 },
+    callers: 64,
+  },
+  coldImportRuns: 3,
+  trees: { sizes: [1e3, 1e4, 1e5], minRuns: 2, targetMs: 50, maxRuns: 10 },
+  deadlineMs: 2 * 60_000,
+};
