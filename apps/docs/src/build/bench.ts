@@ -8,6 +8,6 @@ import { repoRoot } from "./paths.js";
  */
 export const benchResultsPath = `${repoRoot}bench/RESULTS.md`;
 
-export function readBenchResults(): string | undefined {
-  return existsSync(benchResultsPath) ? readFileSync(benchResultsPath, "utf8") : undefined;
+export function readBenchResults(path: string = benchResultsPath): string | undefined {
+  return existsSync(path) ? readFileSync(path, "utf8") : undefined;
 }

@@ -12,6 +12,7 @@ import {
 } from "@finetune-studio/serve-kit";
 import { loadContracts } from "./contracts.js";
 import type { Snippet } from "./markdown.js";
+import { cliSnippet } from "./serving-cli.js";
 import { multilineCommand } from "./shell-lines.js";
 import { SourceCode, tsLiteral } from "./ts-literal.js";
 
@@ -76,6 +77,14 @@ export function servingSnippets(): Record<string, Snippet> {
     // The image is where docker's own options end and vLLM's begin: a line of its own.
     "docker-command": sh(
       multilineCommand(buildDockerCommand(fullModel), { breakBefore: [DEFAULT_VLLM_IMAGE] }),
+    ),
+    "cli-launch": sh(
+      cliSnippet(fullModel, [
+        "full",
+        fullModel.model,
+        "--served-model-name",
+        fullModel.servedModelName ?? "",
+      ]),
     ),
     "call-with-chat-client": ts("call-with-client.ts", chatClientSnippet(full.client)),
     "call-with-openai": ts("call-with-openai.ts", openaiSnippet(full.client)),

@@ -25,10 +25,13 @@ interface Page {
  * Builds the whole site into `outDir`: pages, the two downloadable documents, and assets. It is written to a
  * staging directory first and swapped in at the end, so a failed build never leaves half a site behind.
  */
-export async function buildSite(outDir: string = distDir): Promise<{ files: string[] }> {
+export async function buildSite(
+  outDir: string = distDir,
+  options: { benchResultsPath?: string } = {},
+): Promise<{ files: string[] }> {
   const contracts = loadContracts();
   const redocVersion: string = require("redoc/package.json").version;
-  const bench = readBenchResults();
+  const bench = readBenchResults(options.benchResultsPath);
 
   const guidePages: Page[] = guides.map((guide) => ({
     file: guide.file,

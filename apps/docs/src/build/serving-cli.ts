@@ -1,0 +1,61 @@
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { buildServeCommand, type ServeOptions } from "@finetune-studio/serve-kit";
+
+const require = createRequire(import.meta.url);
+
+interface Cli {
+  readonly packageName: string;
+  readonly binName: string;
+  run(args: readonly string[]): string;
+}
+
+/** serve-kit's `studio-serve`, as its package.json publishes it. */
+function studioServe(): Cli {
+  const manifestPath = require.resolve("@finetune-studio/serve-kit/package.json");
+  const manifest = JSON.parse(readFileSync(manifestPath, "utf8")) as {
+    name: string;
+    bin: Record<string, string>;
+  };
+  const [binName, binPath] = Object.entries(manifest.bin)[0] ?? [];
+  if (!binName || !binPath) throw new Error("@finetune-studio/serve-kit publishes no bin");
+  const entry = join(dirname(manifestPath), binPath);
+  return {
+    packageName: manifest.name,
+    binName,
+    // stderr is kept for the error a failing run throws, not echoed into the build log.
+    run: (args) =>
+      execFileSync(process.execPath, [entry, ...args], {
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "pipe"],
+      }),
+  };
+}
+
+/**
+ * The `studio-serve` lines the serving guide shows, checked against the real CLI at build time: `launch`
+ * takes the same arguments as `command`, and `command` must print exactly what the builder builds for the
+ * options the arguments stand for. A renamed flag or a changed default fails the build, not the reader.
+ */
+export function cliSnippet(options: ServeOptions, args: readonly string[]): string {
+  const cli = studioServe();
+  for (const arg of args) {
+    // Shown unquoted, so they must need no quoting.
+    if (!/^[\w./:=@-]+$/.test(arg)) throw new Error(`CLI argument needs quoting in the guide: ${arg}`);
+  }
+  const printed = cli.run(["command", ...args]).split("\n")[0];
+  const built = buildServeCommand(options).shell;
+  if (printed !== built) {
+    throw new Error(
+      `studio-serve command ${args.join(" ")} prints\n  ${printed}\nbut the builder builds\n  ${built}`,
+    );
+  }
+  cli.run(["doctor", "--help"]);
+  return [
+    `npm install --global ${cli.packageName}`,
+    `${cli.binName} doctor`,
+    `${cli.binName} launch ${args.join(" ")}`,
+  ].join("\n");
+}
