@@ -30,6 +30,8 @@ export async function visitPage(browser: Browser, url: string, screenshotPath: s
       return route.abort("blockedbyclient");
     });
     const page = await context.newPage();
+    // A safety net for a loaded 2-core machine, not an assertion: Redoc can take a while to render there.
+    page.setDefaultTimeout(90_000);
     page.on("console", (message) => {
       if (message.type() === "error") problems.push(`console error: ${message.text()}`);
     });
