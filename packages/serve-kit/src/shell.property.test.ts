@@ -94,7 +94,8 @@ describe("shell text parses back to exactly argv", () => {
       fc.property(
         fc.oneof(
           absolute,
-          reference.filter((s) => !/^(~|\.\.?(\/|$))/.test(s)),
+          // A hub repository: anything that is neither absolute (mounted) nor relative (refused).
+          reference.filter((s) => !/^(\/|~|\.\.?(\/|$))/.test(s)),
         ),
         adapters,
         (baseModel, given) => {
