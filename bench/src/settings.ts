@@ -18,7 +18,7 @@ export const fullRun: BenchSettings = {
     callers: 64,
   },
   coldImportRuns: 15,
-  trees: { sizes: [1e3, 1e4, 1e5, 1e6], minRuns: 5, targetMs: 500, maxRuns: 200 },
+  trees: { sizes: [1e3, 1e4, 1e5, 1e6], minRuns: 5, targetMs: 400, maxRuns: 5_000, warmupMs: 500 },
   deadlineMs: 10 * 60_000,
 };
 
@@ -29,6 +29,6 @@ export const quickRun: BenchSettings = {
     callers: 64,
   },
   coldImportRuns: 3,
-  trees: { sizes: [1e3, 1e4, 1e5], minRuns: 2, targetMs: 50, maxRuns: 10 },
+  trees: { sizes: [1e3, 1e4, 1e5], minRuns: 2, targetMs: 50, maxRuns: 100, warmupMs: 50 },
   deadlineMs: 2 * 60_000,
 };

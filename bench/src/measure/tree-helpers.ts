@@ -5,6 +5,7 @@ import { count, millis } from "../format.js";
 import { median } from "../stats.js";
 import { markdownTable } from "../table.js";
 import { countNodes, generateTree } from "../trees.js";
+import { withGcTime } from "./gc-time.js";
 
 export interface TreeSettings {
   readonly sizes: readonly number[];
@@ -13,6 +14,8 @@ export interface TreeSettings {
   /** ...and more while under this many milliseconds, up to maxRuns. */
   readonly targetMs: number;
   readonly maxRuns: number;
+  /** Untimed runs of every helper on a mid-sized tree before anything is timed. */
+  readonly warmupMs: number;
 }
 
 const helpers: readonly { name: string; run: (tree: ProjectTree) => unknown }[] = [
@@ -21,7 +24,7 @@ const helpers: readonly { name: string; run: (tree: ProjectTree) => unknown }[] 
 ];
 
 function timeRuns(run: () => unknown, settings: TreeSettings): number[] {
-  run(); // warm-up: the first run also pays for compiling the helper
+  run(); // the first run on a new tree also pays for growing the heap to hold the result
   const samples: number[] = [];
   let spent = 0;
   while (
@@ -37,25 +40,44 @@ function timeRuns(run: () => unknown, settings: TreeSettings): number[] {
   return samples;
 }
 
-export function measureTreeHelpers(settings: TreeSettings): string {
+/** A tree as the client hands it over: parsed from JSON, so laid out in memory in document order. */
+function receivedTree(size: number): ProjectTree {
+  return JSON.parse(JSON.stringify(generateTree(size))) as ProjectTree;
+}
+
+/** Runs every helper for a while first, so the smallest size is not the one that pays for the JIT. */
+function warmUp(warmupMs: number): void {
+  const tree = receivedTree(10_000);
+  const until = performance.now() + warmupMs;
+  while (performance.now() < until) for (const helper of helpers) helper.run(tree);
+}
+
+export async function measureTreeHelpers(settings: TreeSettings): Promise<string> {
   const rows: string[][] = [];
   const previous = new Map<string, { size: number; ms: number }>();
+  warmUp(settings.warmupMs);
   for (const size of settings.sizes) {
-    const tree = generateTree(size);
+    const tree = receivedTree(size);
     const nodes = countNodes(tree);
     for (const helper of helpers) {
-      const ms = median(timeRuns(() => helper.run(tree), settings));
+      const {
+        result: samples,
+        elapsedMs,
+        gcMs,
+      } = await withGcTime(() => timeRuns(() => helper.run(tree), settings));
+      const ms = median(samples);
       const before = previous.get(helper.name);
       rows.push([
         helper.name,
         count(nodes),
         millis(ms),
         `${Math.round((ms * 1e6) / nodes)} ns`,
+        `${Math.round((gcMs / elapsedMs) * 100)}%`,
         before ? `${(ms / before.ms).toFixed(1)}× for ${(nodes / before.size).toFixed(0)}× the nodes` : "",
       ]);
       previous.set(helper.name, { size: nodes, ms });
     }
   }
   rows.sort((a, b) => (a[0] ?? "").localeCompare(b[0] ?? "")); // one helper's sizes together
-  return markdownTable(["helper", "nodes", "median", "per node", "growth"], rows);
+  return markdownTable(["helper", "nodes", "median", "per node", "time in GC", "growth"], rows);
 }
