@@ -52,15 +52,23 @@ async function main(): Promise<void> {
   step("starting the answering server");
   const server = await startAnsweringServer();
   // Stops the server and the run if anything hangs: the bench must always end by itself.
-  const watchdog = setTimeout(() => {
-    console.error(`bench: still running after ${settings.deadlineMs / 1000} s, stopping`);
-    void server.stop().finally(() => process.exit(1));
-  }, settings.deadlineMs);
+  const abandon = (why: string, code: number) => {
+    console.error(`bench: ${why}, stopping`);
+    void server.stop().finally(() => process.exit(code));
+  };
+  const watchdog = setTimeout(
+    () => abandon(`still running after ${settings.deadlineMs / 1000} s`, 1),
+    settings.deadlineMs,
+  );
   watchdog.unref();
+  // The server runs in its own process group, so Ctrl-C does not reach it: stop it before leaving.
+  const interrupted = () => abandon("interrupted", 130);
+  process.once("SIGINT", interrupted).once("SIGTERM", interrupted);
   try {
     sections.push(...(await callSections(server)));
   } finally {
     await server.stop();
+    process.off("SIGINT", interrupted).off("SIGTERM", interrupted);
   }
 
   step("bundle sizes");
