@@ -139,17 +139,29 @@ describe("studio-serve launch", { timeout: 180_000 }, () => {
   });
 
   it("stops a vLLM that never becomes ready after --timeout and exits 124", async () => {
+    // The timeout leaves the stand-in ample time to start and install its signal handlers.
     const fake = fakeVllmEnv({ FAKE_VLLM_MODE: "hang" });
     const proc = launch(
-      ["full", "acme/slow", "--port", String(await getFreePort()), "--timeout", "2"],
+      ["full", "acme/slow", "--port", String(await getFreePort()), "--timeout", "4"],
       fake.env,
     );
     expect(await proc.exited).toBe(124);
-    expect(proc.output()).toContain("vLLM was not ready after 2 s");
+    expect(proc.output()).toContain("vLLM was not ready after 4 s");
     expect(proc.output()).toContain("| INFO Loading weights took forever...");
     const record = fake.record();
     expect(record?.signals).toEqual(["SIGTERM"]);
     expect(isAlive(record?.pid ?? 0)).toBe(false);
+  });
+
+  it("passes Ctrl-C on while vLLM is still loading, and exits with its code", async () => {
+    const fake = fakeVllmEnv({ FAKE_VLLM_MODE: "hang", FAKE_VLLM_SIGNAL_EXIT: "5" });
+    const proc = launch(["full", "acme/slow", "--port", String(await getFreePort())], fake.env);
+    await waitForOutput(proc, /Loading weights took forever/);
+    proc.child.kill("SIGINT");
+    expect(await proc.exited).toBe(5);
+    expect(fake.record()?.signals).toEqual(["SIGINT"]);
+    expect(proc.output()).toContain("vLLM stopped (exit code 5)");
+    expect(proc.output()).not.toContain("before it was ready");
   });
 
   it("stops vLLM and exits 3 when the smoke completion fails", async () => {
