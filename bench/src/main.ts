@@ -90,7 +90,7 @@ async function main(): Promise<void> {
   step("tree helpers");
   sections.push({
     title: "Tree helpers",
-    method: `Generated project trees (datasets, snapshots, jobs and experiments, each level fanning out about size^(1/4) ways), passed through JSON as a response would be. Median of ${settings.trees.minRuns} to ${settings.trees.maxRuns} runs (about ${settings.trees.targetMs} ms) per row, after a warm-up. Linear growth shows as a per-node time that stops rising and a growth near 10× per step; "time in GC" is the garbage collector's share of the timed runs, which rises once the result (for flattenTree, one entry and one ancestor path per node) outgrows V8's young generation.`,
+    method: `Generated project trees (datasets, snapshots, jobs and experiments, each level fanning out about size^(1/4) ways), passed through JSON as a response would be. Median of ${settings.trees.minRuns} to ${settings.trees.maxRuns.toLocaleString("en-US")} runs (about ${settings.trees.targetMs} ms) per row, after a warm-up. Linear growth shows as a per-node time that stops rising and a growth near 10× per step; "time in GC" is the garbage collector's share of the timed runs, which rises once the result (for flattenTree, one entry and one ancestor path per node) outgrows V8's young generation.`,
     table: await measureTreeHelpers(settings.trees),
   });
   clearTimeout(watchdog);

@@ -13,8 +13,8 @@ export interface BenchSettings {
 
 export const fullRun: BenchSettings = {
   calls: {
-    sequential: { warmupCalls: 500, calls: 5_000, rounds: 5 },
-    concurrent: { warmupCalls: 1_280, calls: 6_400, rounds: 5 }, // 100 calls per caller
+    sequential: { warmupCalls: 500, calls: 5_000, rounds: 50 }, // 100 calls a round: noise falls on all alike
+    concurrent: { warmupCalls: 1_280, calls: 6_400, rounds: 10 }, // 100 calls per caller in all
     callers: 64,
   },
   coldImportRuns: 15,
