@@ -22,8 +22,10 @@ export function walkTree(
 ): void {
   const visitFrom = (current: TreeNode, path: readonly TreeNode[]) => {
     if (visit(current, path) === false) return;
+    const children = childrenOf(current);
+    if (children.length === 0) return; // most nodes are leaves: no ancestor list to build for them
     const below = [...path, current];
-    for (const child of childrenOf(current)) visitFrom(child, below);
+    for (const child of children) visitFrom(child, below);
   };
   visitFrom(rootOf(node), []);
 }
