@@ -32,7 +32,7 @@ Runs Prism mocks of the Studio API and of the chat-completions server, serves th
 through the SDK against them. Ctrl-C stops everything.
 
 Options (or environment variables):
-${services.map((s) => `  ${s.flag} <port>`.padEnd(24) + `${s.what} (${s.env}, default ${s.fallback})`).join("\n")}
+${services.map((s) => `${`  ${s.flag} <port>`.padEnd(24)}${s.what} (${s.env}, default ${s.fallback})`).join("\n")}
   --once                  run the walkthrough, then stop
   --help                  show this help`;
 
