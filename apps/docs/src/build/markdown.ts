@@ -1,5 +1,5 @@
 import { Marked, type Tokens } from "marked";
-import { escapeHtml } from "./html.js";
+import { decodeHtml, escapeHtml } from "./html.js";
 
 /** A block of code produced at build time, inserted where a guide says `<!-- insert: name -->`. */
 export interface Snippet {
@@ -41,7 +41,7 @@ export function renderMarkdown(
     renderer: {
       heading({ tokens, depth }: Tokens.Heading) {
         const inner = this.parser.parseInline(tokens);
-        const text = decodeText(inner.replace(/<[^>]*>/g, ""));
+        const text = decodeHtml(inner.replace(/<[^>]*>/g, ""));
         const id = uniqueSlug(text, slugs);
         headings.push({ depth, id, text });
         return `<h${depth} id="${id}"><a class="anchor" href="#${id}" aria-hidden="true">#</a>${inner}</h${depth}>\n`;
@@ -83,13 +83,4 @@ function uniqueSlug(text: string, seen: Map<string, number>): string {
   const count = seen.get(base) ?? 0;
   seen.set(base, count + 1);
   return count === 0 ? base : `${base}-${count + 1}`;
-}
-
-function decodeText(html: string): string {
-  return html
-    .replaceAll("&lt;", "<")
-    .replaceAll("&gt;", ">")
-    .replaceAll("&quot;", '"')
-    .replaceAll("&#39;", "'")
-    .replaceAll("&amp;", "&");
 }

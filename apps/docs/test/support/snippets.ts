@@ -1,6 +1,7 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import ts from "typescript";
+import { decodeHtml } from "../../src/build/html.js";
 
 export interface CodeBlock {
   readonly file: string;
@@ -12,8 +13,8 @@ const tsBlock = /<code class="language-ts" data-lang="ts"(?: data-file="([^"]*)"
 /** The TypeScript blocks of a built page, with the file names their captions give them. */
 export function typeScriptBlocks(html: string): CodeBlock[] {
   return [...html.matchAll(tsBlock)].map((match, index) => ({
-    file: decode(match[1] ?? `snippet-${index + 1}.ts`),
-    code: decode(match[2] ?? ""),
+    file: decodeHtml(match[1] ?? `snippet-${index + 1}.ts`),
+    code: decodeHtml(match[2] ?? ""),
   }));
 }
 
@@ -47,14 +48,4 @@ export function compileBlocks(blocks: readonly CodeBlock[], dir: string): string
     const { line, character } = diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start);
     return `${diagnostic.file.fileName.slice(dir.length + 1)}:${line + 1}:${character + 1} ${message}`;
   });
-}
-
-/** Undoes the build's escapeHtml (src/build/html.ts). */
-function decode(text: string): string {
-  return text
-    .replaceAll("&lt;", "<")
-    .replaceAll("&gt;", ">")
-    .replaceAll("&quot;", '"')
-    .replaceAll("&#39;", "'")
-    .replaceAll("&amp;", "&");
 }
