@@ -1,7 +1,8 @@
 import { createServer } from "node:net";
 import { type SandboxOptions, services, UsageError } from "./options.js";
 
-function isFree(port: number): Promise<boolean> {
+/** Whether a TCP port on loopback can be listened on right now. */
+export function isFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const server = createServer();
     server.once("error", () => resolve(false));

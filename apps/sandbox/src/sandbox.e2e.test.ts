@@ -1,8 +1,9 @@
 import { execFileSync } from "node:child_process";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
-import { getFreePort, type ManagedProcess, startProcess } from "@finetune-studio/testing";
+import { getFreePort, type ManagedProcess, startProcess, waitForOutput } from "@finetune-studio/testing";
 import { afterEach, describe, expect, it } from "vitest";
+import { isFree } from "./port-check.js";
 
 const main = fileURLToPath(new URL("../dist/main.js", import.meta.url));
 let sandbox: ManagedProcess | undefined;
@@ -23,31 +24,12 @@ function startSandbox(ports: { studio: number; chat: number; docs: number }): Ma
   });
 }
 
-async function waitForOutput(proc: ManagedProcess, text: string, timeoutMs = 90_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let exited = false;
-  void proc.exited.then(() => (exited = true));
-  while (!proc.output().includes(text)) {
-    if (exited || Date.now() > deadline)
-      throw new Error(`never printed ${JSON.stringify(text)}:\n${proc.output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 /** Processes still running with one of these ports in their command line. */
 function processesUsing(ports: number[]): string[] {
   const table = execFileSync("ps", ["-eo", "pid=,args="], { encoding: "utf8" });
   return table
     .split("\n")
     .filter((line) => ports.some((port) => new RegExp(`--port[ =]${port}\\b`).test(line)));
-}
-
-function canListen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once("error", () => resolve(false));
-    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
-  });
 }
 
 describe("pnpm start (the sandbox)", () => {
@@ -86,7 +68,7 @@ describe("pnpm start (the sandbox)", () => {
     sandbox.child.kill("SIGINT");
     expect(await sandbox.exited).toBe(0);
     expect(processesUsing(Object.values(ports))).toEqual([]);
-    for (const port of Object.values(ports)) expect(await canListen(port), `port ${port}`).toBe(true);
+    for (const port of Object.values(ports)) expect(await isFree(port), `port ${port}`).toBe(true);
   });
 
   it("goes down with a child that dies, showing its last lines, and leaves nothing behind", async () => {

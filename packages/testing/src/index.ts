@@ -1,4 +1,4 @@
 export { getFreePort } from "./ports.js";
 export { type ContractName, contracts, type PrismMock, startPrism } from "./prism.js";
 export { type ManagedProcess, startProcess } from "./process.js";
-export { waitForHttp } from "./wait.js";
+export { waitForHttp, waitForOutput } from "./wait.js";

@@ -29,3 +29,26 @@ export async function waitForHttp(
   }
   throw new Error(`${url} not ready after ${timeoutMs} ms (${lastProblem})\n${proc?.output() ?? ""}`);
 }
+
+/**
+ * Resolves once the process's output contains `expected` (a string or a pattern); rejects with the output
+ * when the process exits first or time runs out.
+ */
+export async function waitForOutput(
+  proc: ManagedProcess,
+  expected: string | RegExp,
+  timeoutMs = 90_000,
+): Promise<void> {
+  const printed = () =>
+    typeof expected === "string" ? proc.output().includes(expected) : expected.test(proc.output());
+  let exited = false;
+  void proc.exited.then(() => {
+    exited = true;
+  });
+  const deadline = Date.now() + timeoutMs;
+  while (!printed()) {
+    if (exited) throw new Error(`exited before printing ${expected}:\n${proc.output()}`);
+    if (Date.now() > deadline) throw new Error(`no ${expected} after ${timeoutMs} ms:\n${proc.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

@@ -57,24 +57,6 @@ export function startCli(args: readonly string[], env: NodeJS.ProcessEnv): Manag
   return startProcess(process.execPath, [CLI, ...args], { env });
 }
 
-/** Resolves once the output matches, rejects (with the output) if the process exits first or time runs out. */
-export async function waitForOutput(
-  proc: ManagedProcess,
-  pattern: RegExp,
-  timeoutMs = 90_000,
-): Promise<void> {
-  let exited = false;
-  void proc.exited.then(() => {
-    exited = true;
-  });
-  const deadline = Date.now() + timeoutMs;
-  while (!pattern.test(proc.output())) {
-    if (exited) throw new Error(`exited before printing ${pattern}:\n${proc.output()}`);
-    if (Date.now() > deadline) throw new Error(`no ${pattern} after ${timeoutMs} ms:\n${proc.output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 /** Whether a process id is still alive. */
 export function isAlive(pid: number): boolean {
   try {
