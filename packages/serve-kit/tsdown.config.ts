@@ -6,13 +6,17 @@ const shared = {
   target: "es2022",
   // `dist/*.js`: the package is `"type": "module"`, so `exports` and `bin` stay plain.
   fixedExtension: false,
-  // Nothing from node_modules may be inlined: real dependencies stay dependencies.
-  deps: { onlyBundle: [] },
+  deps: {
+    // Nothing from node_modules may be inlined: real dependencies stay dependencies.
+    onlyBundle: [],
+    // Node built-ins stay imports (tests/packaging refuses any in the library entry).
+    neverBundle: [/^node:/],
+  },
 } satisfies UserConfig;
 
 export default defineConfig([
-  // The library: one ESM file and one bundled declaration file. Pure functions, so `neutral`: a Node
-  // built-in imported by mistake fails the build instead of reaching browser users.
+  // The library: one ESM file and one bundled declaration file. Pure functions that run anywhere, so
+  // built for no platform in particular.
   { ...shared, entry: { index: "src/index.ts" }, platform: "neutral", dts: true },
   // The `studio-serve` bin, one self-contained file (it repeats the builders it uses rather than share a
   // chunk with the library), until it moves to @finetune-studio/cli.
