@@ -128,24 +128,6 @@ export interface components {
             type: "text";
             text: string;
         };
-        /** @description Text, as a string or as text parts (which the server joins). */
-        ChatTextContent: string | components["schemas"]["ChatContentPartText"][];
-        /** @description Instructions for the model. */
-        ChatSystemMessage: {
-            /** @constant */
-            role: "system";
-            content: components["schemas"]["ChatTextContent"];
-            /** @description A name for the author, to tell participants of the same role apart. */
-            name?: string;
-        };
-        /** @description Instructions for the model (OpenAI's newer name for system messages). */
-        ChatDeveloperMessage: {
-            /** @constant */
-            role: "developer";
-            content: components["schemas"]["ChatTextContent"];
-            /** @description A name for the author. */
-            name?: string;
-        };
         ChatContentPartImage: {
             /** @constant */
             type: "image_url";
@@ -190,11 +172,32 @@ export interface components {
          *     URLs itself (within `--allowed-media-domains` when set) and also takes `data:` URLs.
          */
         ChatContentPart: components["schemas"]["ChatContentPartText"] | components["schemas"]["ChatContentPartImage"] | components["schemas"]["ChatContentPartInputAudio"] | components["schemas"]["ChatContentPartAudioUrl"] | components["schemas"]["ChatContentPartVideoUrl"];
+        /**
+         * @description A message's content: a string, or content parts. OpenAI allows only text parts outside user messages;
+         *     vLLM accepts any part there too (and logs a warning for a system message with media).
+         */
+        ChatMessageContent: string | components["schemas"]["ChatContentPart"][];
+        /** @description Instructions for the model. */
+        ChatSystemMessage: {
+            /** @constant */
+            role: "system";
+            content: components["schemas"]["ChatMessageContent"];
+            /** @description A name for the author, to tell participants of the same role apart. */
+            name?: string;
+        };
+        /** @description Instructions for the model (OpenAI's newer name for system messages). */
+        ChatDeveloperMessage: {
+            /** @constant */
+            role: "developer";
+            content: components["schemas"]["ChatMessageContent"];
+            /** @description A name for the author. */
+            name?: string;
+        };
         /** @description What the user says, as text or as content parts (text, images, audio, video). */
         ChatUserMessage: {
             /** @constant */
             role: "user";
-            content: string | components["schemas"]["ChatContentPart"][];
+            content: components["schemas"]["ChatMessageContent"];
             /** @description A name for the author. */
             name?: string;
         };
@@ -246,7 +249,7 @@ export interface components {
         ChatToolMessage: {
             /** @constant */
             role: "tool";
-            content: components["schemas"]["ChatTextContent"];
+            content: components["schemas"]["ChatMessageContent"];
             /** @description The `id` of the tool call this answers. */
             tool_call_id: string;
         };
@@ -263,7 +266,9 @@ export interface components {
         };
         /**
          * @description One message of the conversation; `role` tells which kind. vLLM renders the conversation with the
-         *     model's chat template, so what a role means to the model is the template's business.
+         *     model's chat template, so what a role means to the model is the template's business. vLLM also hands
+         *     messages of other roles to the template; this contract lists the six roles OpenAI clients send and
+         *     refuses others, so that a typo in `role` is caught before the request is sent.
          */
         ChatMessage: components["schemas"]["ChatSystemMessage"] | components["schemas"]["ChatDeveloperMessage"] | components["schemas"]["ChatUserMessage"] | components["schemas"]["ChatAssistantMessage"] | components["schemas"]["ChatToolMessage"] | components["schemas"]["ChatFunctionMessage"];
         /**
