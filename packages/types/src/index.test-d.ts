@@ -12,6 +12,7 @@ import type {
   ChatMessage,
   ChatPaths,
   ChatRole,
+  ChatTool,
   ChatToolCall,
   ChatToolCallDelta,
   ChatToolMessage,
@@ -149,6 +150,15 @@ describe("chat completions", () => {
     // @ts-expect-error a tool message answers a call by its id
     const orphan: ChatMessage = { role: "tool", content: "42" };
     void orphan;
+  });
+
+  it("types free-form objects (tool parameters, template variables) as records of anything", () => {
+    expectTypeOf<ChatTool["function"]["parameters"]>().toEqualTypeOf<
+      Record<string, unknown> | null | undefined
+    >();
+    expectTypeOf<ChatCompletionRequest["chat_template_kwargs"]>().toEqualTypeOf<
+      Record<string, unknown> | null | undefined
+    >();
   });
 
   it("narrows a content part by its type", () => {

@@ -286,7 +286,9 @@ export interface components {
                 name: string;
                 description?: string | null;
                 /** @description The JSON Schema the reply must satisfy. */
-                schema?: Record<string, never> | null;
+                schema?: {
+                    [key: string]: unknown;
+                } | null;
                 strict?: boolean | null;
             };
         } | {
@@ -297,7 +299,9 @@ export interface components {
             /** @description Older form. Each structure has `begin`, `schema` and `end`. */
             structures?: {
                 begin: string;
-                schema?: Record<string, never> | null;
+                schema?: {
+                    [key: string]: unknown;
+                } | null;
                 end: string;
             }[];
             triggers?: string[];
@@ -318,7 +322,9 @@ export interface components {
             /** @description What the function does, for the model. */
             description?: string | null;
             /** @description The function's arguments, as a JSON Schema object. */
-            parameters?: Record<string, never> | null;
+            parameters?: {
+                [key: string]: unknown;
+            } | null;
             /** @description Ask for arguments that satisfy `parameters` exactly. */
             strict?: boolean | null;
         };
@@ -350,7 +356,9 @@ export interface components {
          */
         ChatStructuredOutputs: {
             /** @description A JSON Schema (as an object or a JSON string) the reply must satisfy. */
-            json?: Record<string, never> | string | null;
+            json?: {
+                [key: string]: unknown;
+            } | string | null;
             /** @description A regular expression the reply must match. */
             regex?: string | null;
             /** @description The reply is exactly one of these strings. */
@@ -507,11 +515,17 @@ export interface components {
             /** @description vLLM extra. A Jinja chat template to use instead of the model's. */
             chat_template?: string | null;
             /** @description vLLM extra. Extra variables for the chat template, for example `{"enable_thinking": false}`. */
-            chat_template_kwargs?: Record<string, never> | null;
+            chat_template_kwargs?: {
+                [key: string]: unknown;
+            } | null;
             /** @description vLLM extra. Extra arguments to the multimodal processor (refused unless the server trusts them). */
-            mm_processor_kwargs?: Record<string, never> | null;
+            mm_processor_kwargs?: {
+                [key: string]: unknown;
+            } | null;
             /** @description vLLM extra. Extra arguments to the media loaders, by modality (refused unless the server trusts them). */
-            media_io_kwargs?: Record<string, never> | null;
+            media_io_kwargs?: {
+                [key: string]: unknown;
+            } | null;
             structured_outputs?: components["schemas"]["ChatStructuredOutputs"];
             /** @description vLLM extra. Lower is served earlier; anything but 0 needs `--scheduling-policy priority`. Default 0. */
             priority?: number;
@@ -529,9 +543,13 @@ export interface components {
              */
             cache_salt?: string | null;
             /** @description vLLM extra. Parameters for disaggregated prefill and decode. */
-            kv_transfer_params?: Record<string, never> | null;
+            kv_transfer_params?: {
+                [key: string]: unknown;
+            } | null;
             /** @description vLLM extra. Strings, numbers or lists of them for custom server extensions. */
-            vllm_xargs?: Record<string, never> | null;
+            vllm_xargs?: {
+                [key: string]: unknown;
+            } | null;
             /** @description vLLM extra. Tokens per streamed chunk, raised to at least the server's `--stream-interval`. */
             stream_interval?: number | null;
         };
@@ -547,9 +565,13 @@ export interface components {
             /** @description Always null from vLLM. */
             refusal?: string | null;
             /** @description Always null from vLLM. */
-            annotations?: unknown[] | Record<string, never> | null;
+            annotations?: unknown[] | {
+                [key: string]: unknown;
+            } | null;
             /** @description Always null from vLLM. */
-            audio?: Record<string, never> | null;
+            audio?: {
+                [key: string]: unknown;
+            } | null;
             /** @deprecated */
             function_call?: components["schemas"]["ChatFunctionCall"] | null;
             /**
@@ -649,7 +671,9 @@ export interface components {
             /** @description vLLM extra. The prompt's token ids, with `return_token_ids`. */
             prompt_token_ids?: number[] | null;
             /** @description vLLM extra. Parameters for disaggregated prefill and decode. */
-            kv_transfer_params?: Record<string, never> | null;
+            kv_transfer_params?: {
+                [key: string]: unknown;
+            } | null;
         };
         /**
          * @description A piece of a tool call. The first piece of call `index` carries its `id`, `type` and `function.name`;
@@ -784,7 +808,9 @@ export interface components {
             /** @description The context length of a base model; null for an adapter. */
             max_model_len?: number | null;
             /** @description OpenAI's legacy permission objects; vLLM sends one with fixed values. */
-            permission?: Record<string, never>[];
+            permission?: {
+                [key: string]: unknown;
+            }[];
         };
         ModelList: {
             /** @constant */
