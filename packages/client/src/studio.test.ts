@@ -265,8 +265,8 @@ describe("answers", () => {
   it.each([
     ["malformed JSON", '{"project": ', /not valid JSON/],
     ["an empty body", "", /empty body/],
-    ["a JSON array", "[]", /not an object \(array\)/],
-    ["an object without project", "{}", /without a project/],
+    ["a JSON array", "[]", /a project tree is an object \(got array of 0 items\)/],
+    ["an object without project", "{}", /a project tree has a project object \(got undefined\)/],
   ])(
     "turns a 200 with %s into a StudioError, not a SyntaxError, without retrying",
     async (_, body, message) => {

@@ -2,9 +2,10 @@ import { StudioValidationError } from "../errors.js";
 
 // A token sent over plain http can be read by anyone on the path. To this machine it never leaves the
 // host, so loopback (and the unspecified addresses, which connect to this machine) may use http.
+// `*.localhost` is not on the list: fetch resolves it through the system resolver, which may send it
+// elsewhere, so it needs https like any other name.
 const THIS_MACHINE = [
   /^localhost$/i,
-  /\.localhost$/i,
   /^127(\.\d{1,3}){3}$/,
   /^0\.0\.0\.0$/,
   /^\[::1?\]$/,
