@@ -63,7 +63,9 @@ export interface ChatClient {
 
 /** A probe that takes longer than this is a server not ready yet, whatever the client's timeout. */
 const MAX_PROBE_MS = 10_000;
-const requestLimits = chatLimits.schemas.ChatCompletionRequest;
+// The contract's limits, generated; one it drops is absent there, and the check then asks for the type only.
+const requestLimits: Partial<typeof chatLimits.schemas.ChatCompletionRequest> =
+  chatLimits.schemas.ChatCompletionRequest ?? {};
 
 export function createChatClient(options: ChatClientOptions): ChatClient {
   checkObject("options", options);
@@ -165,8 +167,8 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
 /** Only what the contract refuses, by its generated limits: the server judges the rest. */
 function checkChatRequest(request: unknown): void {
   const given = checkObject("request", request);
-  checkString("model", given.model, requestLimits.model);
-  checkArray("messages", given.messages, requestLimits.messages);
+  checkString("model", given.model, requestLimits.model ?? {});
+  checkArray("messages", given.messages, requestLimits.messages ?? {});
   given.messages.forEach((message, index) => {
     if (!isPlainObject(message)) {
       throw new StudioValidationError(`messages[${index}]`, "must be an object", describeValue(message));
@@ -180,9 +182,9 @@ function checkChatRequest(request: unknown): void {
     }
   });
   if (given.max_tokens !== undefined)
-    checkNumber("max_tokens", given.max_tokens, requestLimits.max_tokens, true);
+    checkNumber("max_tokens", given.max_tokens, requestLimits.max_tokens ?? {}, true);
   if (given.temperature !== undefined)
-    checkNumber("temperature", given.temperature, requestLimits.temperature);
+    checkNumber("temperature", given.temperature, requestLimits.temperature ?? {});
   if (given.stream !== undefined && given.stream !== false) {
     // A stream answers server-sent events; complete() reads one JSON completion.
     throw new StudioValidationError(

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { createChatClient } from "./chat.js";
 import {
   StudioApiError,
   StudioAuthError,
@@ -37,6 +38,15 @@ describe("createStudioClient options", () => {
     ["no baseUrl", { given: { token }, field: "baseUrl" }],
     ["http to a remote host", { given: { baseUrl: "http://studio.example.net", token }, field: "baseUrl" }],
     ["http to a private address", { given: { baseUrl: "http://10.0.0.5:8080", token }, field: "baseUrl" }],
+    // The system resolver may send a *.localhost name anywhere: it is not this machine for plain http.
+    [
+      "http to a *.localhost name",
+      { given: { baseUrl: "http://studio.localhost:4010", token }, field: "baseUrl" },
+    ],
+    [
+      "a maxResponseBytes of 0",
+      { given: { baseUrl, token, maxResponseBytes: 0 }, field: "maxResponseBytes" },
+    ],
     [
       "credentials in the baseUrl",
       { given: { baseUrl: "https://u:p@studio.example.net", token }, field: "baseUrl" },
@@ -80,6 +90,34 @@ describe("createStudioClient options", () => {
     expect(() =>
       createStudioClient({ baseUrl: "http://studio.internal", token, allowInsecureHttp: true }),
     ).not.toThrow();
+  });
+});
+
+describe("in a browser (window and document exist)", () => {
+  const scope = globalThis as { window?: unknown; document?: unknown };
+  afterEach(() => {
+    delete scope.window;
+    delete scope.document;
+  });
+
+  it("refuses a Studio client, whose token every script of the page could read, without the opt-in", () => {
+    scope.window = {};
+    scope.document = {};
+    expect(() => createStudioClient({ baseUrl, token })).toThrow(
+      expect.objectContaining({ name: "StudioValidationError", field: "dangerouslyAllowBrowser" }),
+    );
+    expect(() => createStudioClient({ baseUrl, token, dangerouslyAllowBrowser: true })).not.toThrow();
+  });
+
+  it("creates the chat client, whose local server needs no real key", () => {
+    scope.window = {};
+    scope.document = {};
+    expect(() => createChatClient({ baseUrl: "http://127.0.0.1:8000" })).not.toThrow();
+  });
+
+  it("is not a browser with only one of them (a worker, Deno)", () => {
+    scope.window = {};
+    expect(() => createStudioClient({ baseUrl, token })).not.toThrow();
   });
 });
 

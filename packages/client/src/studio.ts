@@ -20,6 +20,7 @@ import {
   checkObject,
   checkString,
   isPlainObject,
+  type Limit,
 } from "./internal/validate.js";
 import type { ClientOptions, RequestOptions } from "./options.js";
 
@@ -68,7 +69,12 @@ export interface StudioClient {
   readonly raw: Client<paths>;
 }
 
-const { operations, schemas } = studioLimits;
+// The contract's limits, generated; one it drops is absent there, and the check then asks for the type only.
+const operations: Partial<typeof studioLimits.operations> = studioLimits.operations;
+const updateLimits: Partial<typeof studioLimits.schemas.TraceUpdate> = studioLimits.schemas.TraceUpdate ?? {};
+const projectIdLimit: Limit = operations.getProjectTree?.path.projectId ?? {};
+const snapshotIdLimit: Limit = operations.getRecommendations?.path.snapshotId ?? {};
+const traceIdLimit: Limit = operations.updateTrace?.path.id ?? {};
 const TRACE_UPDATE_FIELDS = ["score", "feedback", "projectId"];
 
 export function createStudioClient(options: StudioClientOptions): StudioClient {
@@ -91,7 +97,7 @@ export function createStudioClient(options: StudioClientOptions): StudioClient {
   const { raw } = core;
 
   async function getRecommendations(snapshotId: string, callOptions?: RequestOptions) {
-    checkString("snapshotId", snapshotId, operations.getRecommendations.path.snapshotId);
+    checkString("snapshotId", snapshotId, snapshotIdLimit);
     const call = core.call("GET", `/api/v1/public/recommendations/${snapshotId}`, callOptions);
     const data = await result(
       call,
@@ -105,7 +111,7 @@ export function createStudioClient(options: StudioClientOptions): StudioClient {
 
   return {
     async getProjectTree(projectId, callOptions) {
-      checkString("projectId", projectId, operations.getProjectTree.path.projectId);
+      checkString("projectId", projectId, projectIdLimit);
       const call = core.call("GET", `/api/v1/public/projects/${projectId}`, callOptions);
       const data = await result(
         call,
@@ -120,7 +126,7 @@ export function createStudioClient(options: StudioClientOptions): StudioClient {
     getRecommendations,
 
     async waitForRecommendations(snapshotId, waitOptions) {
-      checkString("snapshotId", snapshotId, operations.getRecommendations.path.snapshotId);
+      checkString("snapshotId", snapshotId, snapshotIdLimit);
       const field = "waitForRecommendations options";
       const settings = checkWaitOptions(field, waitOptions, 1_000);
       const { onPoll } = waitOptions ?? {};
@@ -148,7 +154,7 @@ export function createStudioClient(options: StudioClientOptions): StudioClient {
     },
 
     async updateTrace(traceId, update, callOptions) {
-      checkString("traceId", traceId, operations.updateTrace.path.id);
+      checkString("traceId", traceId, traceIdLimit);
       const body = checkTraceUpdate(update);
       const call = core.call("PUT", `/api/v1/traces/${traceId}`, callOptions);
       const data = await result(
@@ -183,17 +189,16 @@ function checkTraceUpdate(update: unknown): TraceUpdate {
     }
   }
   const { score, feedback, projectId } = given;
-  const limits = schemas.TraceUpdate;
   if (score !== undefined) {
-    checkNumber("score", score, limits.score);
+    checkNumber("score", score, updateLimits.score ?? {});
     body.score = score as number;
   }
   if (feedback !== undefined) {
-    checkString("feedback", feedback, limits.feedback, true);
+    checkString("feedback", feedback, updateLimits.feedback ?? {}, true);
     body.feedback = feedback as string | null;
   }
   if (projectId !== undefined) {
-    checkString("projectId", projectId, limits.projectId, true);
+    checkString("projectId", projectId, updateLimits.projectId ?? {}, true);
     body.projectId = projectId as string | null;
   }
   return body;

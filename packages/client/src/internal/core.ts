@@ -189,6 +189,7 @@ async function send(call: Call, request: Request): Promise<Response> {
     if (signal?.aborted) throw signal.reason;
     const started = Date.now();
     const linked = new LinkedSignal(signal, call.timeoutMs);
+    let streaming = false;
     let failure: StudioError;
     let status: number | undefined;
     try {
@@ -200,6 +201,7 @@ async function send(call: Call, request: Request): Promise<Response> {
         if (call.stream) {
           // The timeout covers the wait for headers; the caller's signal still cancels the body.
           linked.stopTimer();
+          streaming = true;
           log(call, attempt, status, started, "ok", undefined);
           return response;
         }
@@ -227,7 +229,7 @@ async function send(call: Call, request: Request): Promise<Response> {
           )
         : networkFailure(call, error);
     } finally {
-      linked.dispose();
+      if (!streaming) linked.dispose();
     }
     const retryInMs = attempt <= call.maxRetries ? retryDelay(failure, attempt) : undefined;
     log(call, attempt, status, started, outcomeOf(failure), retryInMs);
