@@ -1,3 +1,4 @@
+import { describeValue } from "@finetune-studio/internal";
 import {
   type ChatCompletion,
   type ChatCompletionRequest,
@@ -9,7 +10,6 @@ import type { Client } from "openapi-fetch";
 import { StudioError, StudioValidationError } from "./errors.js";
 import { wrongAnswer } from "./internal/answers.js";
 import { createCore, result } from "./internal/core.js";
-import { describeValue } from "./internal/describe.js";
 import { checkWaitOptions, isTransient, poll } from "./internal/poll.js";
 import {
   assertCredential,

@@ -261,7 +261,7 @@ describe("2xx answers are checked at the call", () => {
     [
       "a status that is not a string",
       { ...completedRecommendations, status: 7 },
-      /status is a string \(got number 7\)/,
+      /status is a string \(got 7\)/,
     ],
     [
       "a list that is not an array",

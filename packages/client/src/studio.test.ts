@@ -224,7 +224,7 @@ describe("validation before sending", () => {
       .updateTrace(ids.trace, { feedback: "a".repeat(2049) })
       .catch((e: unknown) => e);
     expect((error as Error).message).toBe(
-      "feedback must be a string of at most 2048 Unicode code points, or null (got string of 2049 code points)",
+      "feedback must be a string of at most 2048 Unicode code points, or null (got a string of 2049 code points)",
     );
   });
 });
@@ -303,8 +303,8 @@ describe("answers", () => {
   it.each([
     ["malformed JSON", '{"project": ', /not valid JSON/],
     ["an empty body", "", /empty body/],
-    ["a JSON array", "[]", /a project tree is an object \(got array of 0 items\)/],
-    ["an object without project", "{}", /a project tree has a project object \(got undefined\)/],
+    ["a JSON array", "[]", /a project tree is an object \(got an array of 0 items\)/],
+    ["an object without project", "{}", /a project tree has a project object \(got nothing\)/],
   ])(
     "turns a 200 with %s into a StudioError, not a SyntaxError, without retrying",
     async (_, body, message) => {

@@ -1,3 +1,4 @@
+import { describeValue } from "@finetune-studio/internal";
 import {
   type ProjectTree,
   type paths,
@@ -10,7 +11,6 @@ import type { Client } from "openapi-fetch";
 import { StudioRecommendationsFailedError, StudioValidationError } from "./errors.js";
 import { expectProjectTree, expectRecommendations, expectTrace } from "./internal/answers.js";
 import { createCore, result } from "./internal/core.js";
-import { describeValue } from "./internal/describe.js";
 import { checkWaitOptions, poll } from "./internal/poll.js";
 import { redact } from "./internal/redact.js";
 import {

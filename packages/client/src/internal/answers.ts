@@ -1,7 +1,7 @@
+import { describeValue } from "@finetune-studio/internal";
 import type { ProjectTree, Recommendations, Trace } from "@finetune-studio/types";
 import { StudioError } from "../errors.js";
 import type { Call } from "./core.js";
-import { describeValue } from "./describe.js";
 import { isPlainObject } from "./validate.js";
 
 // A 2xx answer is untrusted too: a proxy may answer 200 with something else, a server with another

@@ -1,3 +1,4 @@
+import { describeValue } from "@finetune-studio/internal";
 import createClient, { type Client } from "openapi-fetch";
 import {
   StudioApiError,
@@ -9,7 +10,6 @@ import {
 import type { StudioLogger, StudioRequestLog } from "../logger.js";
 import type { ClientOptions, RequestOptions } from "../options.js";
 import { baseUrlString, parseBaseUrl } from "./base-url.js";
-import { describeValue } from "./describe.js";
 import { containsSecret, redactText } from "./redact.js";
 import { apiErrorFrom, BodyTooLargeError, readBody } from "./response.js";
 import { backoffMs, isRetryableStatus, MAX_RETRY_AFTER_MS } from "./retry.js";

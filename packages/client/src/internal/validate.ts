@@ -1,5 +1,5 @@
+import { codePointLength, describeValue } from "@finetune-studio/internal";
 import { StudioValidationError } from "../errors.js";
-import { codePointLength, describeValue } from "./describe.js";
 
 // Input is checked before anything is sent. The bounds come from the contract (the generated
 // `studioLimits`/`chatLimits` of @finetune-studio/types), so a mistake fails here with the field's name
