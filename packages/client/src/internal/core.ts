@@ -41,7 +41,10 @@ export interface Core<Paths extends {}> {
 }
 
 interface Settings {
-  readonly fetch: (request: Request, signal: AbortSignal) => Promise<Response>;
+  readonly fetch: (
+    request: Request,
+    init: { body: string | undefined; signal: AbortSignal },
+  ) => Promise<Response>;
   readonly secrets: readonly string[];
   readonly logger: StudioLogger | undefined;
   readonly authorization: string | undefined;
@@ -82,8 +85,8 @@ export function createCore<Paths extends {}>(
   const settings: Settings = {
     // The global fetch is looked up at call time, never detached from globalThis (browsers care).
     fetch: given
-      ? (request, signal) => given(new Request(request, { signal }))
-      : (request, signal) => globalThis.fetch(request, { signal }),
+      ? (request, init) => given(new Request(request, init))
+      : (request, init) => globalThis.fetch(request, init),
     secrets: client.secret === undefined ? [] : [client.secret],
     logger: options.logger,
     authorization: client.secret === undefined ? undefined : "Bearer [redacted]",
@@ -134,8 +137,10 @@ export class Call {
   readonly fetch: (request: Request) => Promise<Response>;
   /** The request got as far as the core (openapi-fetch built it). */
   reached = false;
-  /** A 2xx body was read whole: a failure after this is openapi-fetch parsing it. */
+  /** The 2xx answer handed to openapi-fetch: a failure after this is in reading or parsing its body. */
   answered: Response | undefined;
+  /** The attempt whose answer is being read: its timeout still runs until `result` ends it. */
+  attempt: LinkedSignal | undefined;
 
   constructor(
     readonly settings: Settings,
@@ -159,7 +164,14 @@ export async function result<T>(call: Call, pending: Promise<{ data?: T }>): Pro
     return (await pending).data;
   } catch (error) {
     const where = `${call.method} ${call.path}`;
+    if (call.attempt?.timedOut) {
+      throw new StudioTimeoutError(`${where} timed out after ${call.timeoutMs} ms reading the answer`, {
+        timeoutMs: call.timeoutMs,
+      });
+    }
+    if (call.signal?.aborted) throw call.signal.reason;
     if (call.answered) {
+      if (!(error instanceof SyntaxError)) throw networkFailure(call, error);
       const type = call.answered.headers.get("content-type") ?? "no content type";
       throw new StudioError(
         `${where} answered ${call.answered.status} with a body that is not valid JSON (${type})`,
@@ -170,6 +182,8 @@ export async function result<T>(call: Call, pending: Promise<{ data?: T }>): Pro
       throw new StudioError(`${where} could not be sent: ${safeText(error, call.settings.secrets)}`);
     }
     throw error;
+  } finally {
+    if (!call.stream) call.attempt?.dispose();
   }
 }
 
@@ -185,28 +199,30 @@ export async function openStream(call: Call, pending: Promise<{ response: Respon
 async function send(call: Call, request: Request): Promise<Response> {
   call.reached = true;
   const { settings, signal, method, path } = call;
+  // A body can be read once: when the request may be sent again, keep it as text for every attempt.
+  const body = request.body !== null && call.maxRetries > 0 ? await request.text() : undefined;
   for (let attempt = 1; ; attempt++) {
     if (signal?.aborted) throw signal.reason;
     const started = Date.now();
     const linked = new LinkedSignal(signal, call.timeoutMs);
-    let streaming = false;
+    let keep = false;
     let failure: StudioError;
     let status: number | undefined;
     try {
-      // A body can be sent once: keep the original for the attempts that may follow.
-      const outgoing = request.body !== null && attempt <= call.maxRetries ? request.clone() : request;
-      const response = await settings.fetch(outgoing, linked.signal);
+      const response = await settings.fetch(request, { body, signal: linked.signal });
       status = response.status;
       if (response.ok && !response.redirected) {
-        if (call.stream) {
-          // The timeout covers the wait for headers; the caller's signal still cancels the body.
-          linked.stopTimer();
-          streaming = true;
-          log(call, attempt, status, started, "ok", undefined);
+        log(call, attempt, status, started, "ok", undefined);
+        if (call.stream || knownSize(response, settings.maxResponseBytes)) {
+          // The body is read by the caller (openapi-fetch, or a stream) within this attempt's timeout, or,
+          // for a stream, until the caller's signal aborts: `result` ends the attempt once it is read.
+          if (call.stream) linked.stopTimer();
+          keep = true;
+          call.attempt = linked;
+          call.answered = response;
           return response;
         }
         const bytes = await readBody(response, settings.maxResponseBytes, `${method} ${path}`);
-        log(call, attempt, status, started, "ok", undefined);
         // Null-body statuses (204) cannot be given a body, even an empty one.
         const answer = new Response(bytes?.byteLength ? bytes : null, response);
         call.answered = answer;
@@ -229,13 +245,22 @@ async function send(call: Call, request: Request): Promise<Response> {
           )
         : networkFailure(call, error);
     } finally {
-      if (!streaming) linked.dispose();
+      if (!keep) linked.dispose();
     }
     const retryInMs = attempt <= call.maxRetries ? retryDelay(failure, attempt) : undefined;
     log(call, attempt, status, started, outcomeOf(failure), retryInMs);
     if (retryInMs === undefined) throw failure;
     await sleep(retryInMs, signal);
   }
+}
+
+/**
+ * Whether the body is exactly as long as `content-length` says, within the limit: HTTP/1.1 framing then
+ * bounds it, so it can be handed on unread. A compressed body may inflate to anything: it is counted.
+ */
+function knownSize(response: Response, limit: number): boolean {
+  const length = response.headers.get("content-length");
+  return length !== null && Number(length) <= limit && !response.headers.has("content-encoding");
 }
 
 /** A fetch that threw: a connection error, unless it failed in this process (then it is not retried). */
