@@ -157,6 +157,16 @@ describe("requests", () => {
     expect(JSON.parse(fetch.bodies[0] ?? "")).toEqual({ feedback, projectId: null });
   });
 
+  it("sends the same PUT body again on a retry, through a fetch of your own", async () => {
+    const fetch = fakeFetch(json({}, { status: 503, headers: noWait }), json(scoredTrace));
+    await client(fetch).updateTrace(ids.trace, { score: 0.5, feedback: "again" });
+    expect(fetch.bodies).toEqual(['{"score":0.5,"feedback":"again"}', '{"score":0.5,"feedback":"again"}']);
+    expect(fetch.requests.map((r) => r.headers.get("authorization"))).toEqual([
+      `Bearer ${token}`,
+      `Bearer ${token}`,
+    ]);
+  });
+
   it("accepts upper-case uuids and an empty update", async () => {
     const fetch = fakeFetch(json(scoredTrace));
     await client(fetch).updateTrace(ids.trace.toUpperCase(), {});
