@@ -1,9 +1,14 @@
 // Regression tests for hostile and broken servers (issue #17, "The client"): each attack is played by a real
 // node:http server on 127.0.0.1 against the real global fetch. A canary token rides on every request and is
 // searched for in every error (message, stack, JSON, util.inspect).
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
 import type { ServerResponse } from "node:http";
-import { inspect } from "node:util";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { inspect, promisify } from "node:util";
 import { createGzip } from "node:zlib";
+import { build } from "esbuild";
 import { afterEach, describe, expect, it } from "vitest";
 import { createChatClient } from "./chat.js";
 import {
@@ -186,6 +191,45 @@ describe("bodies are read with a byte limit", () => {
     expect(server.received).toHaveLength(1);
     expect(sent.bytes).toBeLessThan(512 * MiB);
   }, 60_000);
+
+  it("keeps peak memory bounded while a 1 GiB body is refused (measured in a child process)", async () => {
+    const sent = { bytes: 0 };
+    const server = await serve((_, response) => {
+      response.writeHead(200, { "content-type": "application/json" });
+      void streamZeros(response, 1024 * MiB, sent);
+    });
+    const dir = mkdtempSync(join(tmpdir(), "client-memory-"));
+    try {
+      // The client as an app would ship it, bundled from this source, run by a fresh Node process.
+      await build({
+        entryPoints: [new URL("./index.ts", import.meta.url).pathname],
+        bundle: true,
+        format: "esm",
+        platform: "node",
+        outfile: join(dir, "client.mjs"),
+        logLevel: "silent",
+      });
+      const script = `
+        const { createStudioClient } = await import(${JSON.stringify(join(dir, "client.mjs"))});
+        const client = createStudioClient({ baseUrl: process.argv[1], token: "t", maxResponseBytes: 16 * 1024 * 1024 });
+        const before = process.memoryUsage().rss;
+        const error = await client.getProjectTree(${JSON.stringify(ids.project)}).catch((e) => e);
+        console.log(JSON.stringify({ name: error.name, message: error.message, before, peak: process.resourceUsage().maxRSS * 1024 }));`;
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        ["--input-type=module", "-e", script, server.url],
+        { timeout: 60_000 },
+      );
+      const outcome = JSON.parse(stdout) as { name: string; message: string; before: number; peak: number };
+      expect(outcome.name).toBe("StudioError");
+      expect(outcome.message).toMatch(/over maxResponseBytes/);
+      // 16 MiB kept at most, plus what the runtime buffers: far from the 1 GiB a whole read would take.
+      expect(outcome.peak - outcome.before).toBeLessThan(160 * MiB);
+      expect(sent.bytes).toBeLessThan(400 * MiB);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
 
   it("bounds an error body too, keeping the status and its retries", async () => {
     const sent = { bytes: 0 };
