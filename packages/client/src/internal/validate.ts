@@ -41,31 +41,28 @@ export function checkString(field: string, value: unknown, limit: Limit, nullabl
   );
 }
 
+type NumberKeyword = "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" | "multipleOf";
+/** Each numeric keyword: whether a value meets the bound, and how a rule says it. */
+const NUMBER_RULES: [NumberKeyword, (value: number, bound: number) => boolean, string][] = [
+  ["minimum", (value, bound) => value >= bound, "at least"],
+  ["maximum", (value, bound) => value <= bound, "at most"],
+  ["exclusiveMinimum", (value, bound) => value > bound, "above"],
+  ["exclusiveMaximum", (value, bound) => value < bound, "below"],
+  ["multipleOf", (value, bound) => (value / bound) % 1 === 0, "a multiple of"],
+];
+
 /** A finite number (an integer when `integer`) within the limit's bounds. */
 export function checkNumber(field: string, value: unknown, limit: Limit, integer = false): void {
-  if (typeof value === "number" && (integer ? Number.isInteger(value) : Number.isFinite(value))) {
-    const { minimum: min, maximum: max, exclusiveMinimum: above, exclusiveMaximum: below } = limit;
-    if (
-      !(min !== undefined && value < min) &&
-      !(max !== undefined && value > max) &&
-      !(above !== undefined && value <= above) &&
-      !(below !== undefined && value >= below) &&
-      !(limit.multipleOf !== undefined && (value / limit.multipleOf) % 1 !== 0)
-    )
-      return;
-  }
-  const bounds = [
-    limit.minimum !== undefined && limit.maximum !== undefined
-      ? `between ${limit.minimum} and ${limit.maximum} inclusive`
-      : limit.minimum !== undefined
-        ? `of ${limit.minimum} or more`
-        : limit.maximum !== undefined && `of at most ${limit.maximum}`,
-    limit.exclusiveMinimum !== undefined && `above ${limit.exclusiveMinimum}`,
-    limit.exclusiveMaximum !== undefined && `below ${limit.exclusiveMaximum}`,
-    limit.multipleOf !== undefined && `a multiple of ${limit.multipleOf}`,
-  ].filter(Boolean);
-  const rule = `${integer ? "an integer" : "a finite number"}${bounds.length ? ` ${bounds.join(", ")}` : ""}`;
-  throw new StudioValidationError(field, `must be ${rule}`, describeValue(value));
+  const rules = NUMBER_RULES.filter(([keyword]) => limit[keyword] !== undefined);
+  if (
+    typeof value === "number" &&
+    (integer ? Number.isInteger(value) : Number.isFinite(value)) &&
+    rules.every(([keyword, meets]) => meets(value, limit[keyword] as number))
+  )
+    return;
+  const bounds = rules.map(([keyword, , words]) => ` ${words} ${limit[keyword]}`).join(" and");
+  const rule = `must be ${integer ? "an integer" : "a finite number"}${bounds}`;
+  throw new StudioValidationError(field, rule, describeValue(value));
 }
 
 /** An array with as many items as the limit allows. */
