@@ -291,6 +291,17 @@ describe("answers", () => {
     expect((error as Error).cause).toBeInstanceOf(TypeError);
   });
 
+  it("survives a fetch that rejects with something that cannot even be printed", async () => {
+    const fetch = fakeFetch(() => {
+      throw Object.create(null);
+    });
+    const error = await client(fetch, { maxRetries: 0 })
+      .getProjectTree(ids.project)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StudioConnectionError);
+    expect((error as Error).message).toContain("cannot be printed");
+  });
+
   it("lets a call override maxRetries", async () => {
     const fetch = fakeFetch(json({}, { status: 503, headers: noWait }));
     await expect(client(fetch).getProjectTree(ids.project, { maxRetries: 0 })).rejects.toBeInstanceOf(

@@ -323,7 +323,7 @@ function log(
 
 /** The error's message and, when there is one, its cause's code and message (undici puts the reason there). */
 function safeText(error: unknown, secrets: readonly string[]): string {
-  let text = error instanceof Error ? error.message : String(error);
+  let text = error instanceof Error ? error.message : printable(error);
   const cause = error instanceof Error ? error.cause : undefined;
   if (cause instanceof Error) {
     const code = (cause as { code?: unknown }).code;
@@ -332,12 +332,21 @@ function safeText(error: unknown, secrets: readonly string[]): string {
   return redactText(text, secrets);
 }
 
+/** `String(value)`, which throws for some objects (no prototype, a throwing toString): never here. */
+function printable(value: unknown): string {
+  try {
+    return String(value);
+  } catch {
+    return `a ${typeof value} that cannot be printed`;
+  }
+}
+
 /** The original error, kept for debugging, unless anything in it mentions a secret. */
 function safeCause(error: unknown, secrets: readonly string[]): unknown {
   let text = "";
   for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
     text += `${e.message}\n${e.stack ?? ""}\n`;
   }
-  if (!(error instanceof Error)) text = String(error);
+  if (!(error instanceof Error)) text = printable(error);
   return containsSecret(text, secrets) ? undefined : error;
 }
