@@ -1,0 +1,275 @@
+import { createParser, type EventSourceMessage, type ParseError } from "eventsource-parser";
+import { StudioConnectionError, StudioError, StudioStreamError, StudioTimeoutError } from "../errors.js";
+import { ChunkAggregator } from "./aggregate.js";
+import type { ChatCompletion, ChatCompletionChunk } from "./chunk-types.js";
+import { encodeServerSentEvents } from "./forward.js";
+import { parseChunk, type StreamSource } from "./parse-chunk.js";
+
+// A streamed chat completion: the body of a `text/event-stream` answer read as chunks, once. It owns the
+// connection: breaking out of the loop, the caller's signal, an idle timeout or a malformed event cancels
+// the body, which closes the connection. It ends only at `data: [DONE]`; a body that stops before that is
+// a StudioConnectionError, never a quiet end. Nothing here retries: a stream that started cannot be replayed.
+
+export interface ChatStreamOptions {
+  /** Aborting it stops the stream at once and closes the connection; the iteration rejects with its reason. */
+  signal?: AbortSignal | undefined;
+  /** The most milliseconds to wait for the next chunk (the first one included); a StudioTimeoutError then. */
+  timeoutMs?: number | undefined;
+  /** The most characters one event may hold (a partial line included). Default 1 MiB (1,048,576). */
+  maxEventSize?: number | undefined;
+}
+
+export interface ChatStreamFromResponseOptions extends ChatStreamOptions {
+  /** For error messages. Default `POST`. */
+  method?: string | undefined;
+  /** For error messages. Default the response URL's path, else `/v1/chat/completions`. */
+  path?: string | undefined;
+  /** Strings (an API key) scrubbed from anything the server says before it reaches an error. */
+  secrets?: readonly string[] | undefined;
+}
+
+export const DEFAULT_MAX_EVENT_SIZE = 1_048_576;
+
+type State = "unread" | "reading" | "done" | "failed";
+
+export class ChatCompletionStream implements AsyncIterable<ChatCompletionChunk> {
+  readonly #body: ReadableStream<Uint8Array>;
+  readonly #source: StreamSource;
+  readonly #options: ChatStreamOptions;
+  readonly #aggregate = new ChunkAggregator();
+  #state: State = "unread";
+  #reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  /** Why the stream was stopped from outside the read loop (signal, timeout); thrown by the loop. */
+  #stopped: unknown;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #lastChunkAt = 0;
+  /** True while the caller holds a chunk: the idle timeout measures only the server's silence. */
+  #suspended = false;
+  /** The raw payload of the last chunk yielded, forwarded as is by toReadableStream. */
+  #lastData = "";
+  #ended: Promise<ChatCompletion>;
+  #settle!: { resolve(completion: ChatCompletion): void; reject(error: unknown): void };
+
+  private constructor(body: ReadableStream<Uint8Array>, source: StreamSource, options: ChatStreamOptions) {
+    this.#body = body;
+    this.#source = source;
+    this.#options = options;
+    this.#ended = new Promise((resolve, reject) => {
+      this.#settle = { resolve, reject };
+    });
+    // Nobody may ask for the final completion: its failure must not be an unhandled rejection.
+    this.#ended.catch(() => undefined);
+    options.signal?.addEventListener("abort", this.#onAbort, { once: true });
+    if (options.signal?.aborted) this.#onAbort();
+  }
+
+  /** Reads a `text/event-stream` answer to a chat completion (`stream: true`). */
+  static fromResponse(response: Response, options: ChatStreamFromResponseOptions = {}): ChatCompletionStream {
+    const source: StreamSource = {
+      method: options.method ?? "POST",
+      path: options.path ?? pathOf(response.url) ?? "/v1/chat/completions",
+      secrets: options.secrets ?? [],
+    };
+    const type = response.headers.get("content-type") ?? "no content type";
+    if (response.body === null || !type.toLowerCase().startsWith("text/event-stream")) {
+      void response.body?.cancel().catch(() => undefined);
+      throw new StudioStreamError(
+        `${source.method} ${source.path} answered ${response.status} with ${response.body === null ? "no body" : type} where a text/event-stream was expected`,
+        source,
+      );
+    }
+    return new ChatCompletionStream(response.body, source, options);
+  }
+
+  /** Reads what `toReadableStream()` produced on the other side of a hop (a browser reading your server). */
+  static fromReadableStream(
+    body: ReadableStream<Uint8Array>,
+    options: ChatStreamOptions = {},
+  ): ChatCompletionStream {
+    return new ChatCompletionStream(body, { method: "READ", path: "forwarded stream", secrets: [] }, options);
+  }
+
+  /** Every chunk, in order. A stream is read once: a second iteration throws. */
+  [Symbol.asyncIterator](): AsyncIterator<ChatCompletionChunk> {
+    if (this.#state !== "unread") {
+      throw new StudioError(
+        "a ChatCompletionStream can be read only once; use finalCompletion() for the whole",
+      );
+    }
+    this.#state = "reading";
+    return this.#read();
+  }
+
+  /** The content deltas of choice 0, as text. Reads the stream. */
+  textStream(): AsyncIterable<string> {
+    const chunks = this[Symbol.asyncIterator]();
+    return {
+      async *[Symbol.asyncIterator]() {
+        try {
+          for (let next = await chunks.next(); !next.done; next = await chunks.next()) {
+            for (const choice of next.value.choices) {
+              const text = choice.index === 0 ? choice.delta?.content : undefined;
+              if (typeof text === "string" && text !== "") yield text;
+            }
+          }
+        } finally {
+          await chunks.return?.();
+        }
+      },
+    };
+  }
+
+  /**
+   * The completion assembled from every chunk: content, reasoning, tool calls, finish_reason, usage. Reads
+   * the stream to its end if nobody is reading it; otherwise waits for the reader to reach the end (and
+   * rejects if it stopped early or failed).
+   */
+  async finalCompletion(): Promise<ChatCompletion> {
+    if (this.#state === "unread") for await (const _ of this);
+    return this.#ended;
+  }
+
+  /**
+   * The stream as `text/event-stream` bytes, each chunk as the server sent it, then `data: [DONE]`: return
+   * it from a server route and read it in the browser with `ChatCompletionStream.fromReadableStream`.
+   * Cancelling it (the browser went away) closes the upstream connection.
+   */
+  toReadableStream(): ReadableStream<Uint8Array> {
+    return encodeServerSentEvents(this[Symbol.asyncIterator](), () => this.#lastData);
+  }
+
+  async *#read(): AsyncGenerator<ChatCompletionChunk, void, undefined> {
+    const events: EventSourceMessage[] = [];
+    let parseError: ParseError | undefined;
+    const parser = createParser({
+      onEvent: (event) => events.push(event),
+      onError: (error) => {
+        if (error.type === "max-buffer-size-exceeded") parseError = error;
+      },
+      maxBufferSize: this.#options.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE,
+    });
+    const decoder = new TextDecoder();
+    let sawDone = false;
+    let finished = false;
+    let endsWithCR = false;
+    try {
+      if (this.#stopped !== undefined) throw this.#stopped;
+      this.#reader = this.#body.getReader();
+      this.#startTimer();
+      while (!sawDone) {
+        let next: ReadableStreamReadResult<Uint8Array>;
+        try {
+          next = await this.#reader.read();
+        } catch (error) {
+          throw this.#stopped ?? this.#cut(error);
+        }
+        if (this.#stopped !== undefined) throw this.#stopped;
+        // At the end, a last lone CR is a whole line end: the parser held it back to see if LF followed.
+        const text = next.done ? (endsWithCR ? "\n" : "") : decoder.decode(next.value, { stream: true });
+        parser.feed(text);
+        endsWithCR = text.charCodeAt(text.length - 1) === 13;
+        if (parseError !== undefined) {
+          throw new StudioStreamError(
+            `${this.#source.method} ${this.#source.path} sent an event larger than ${this.#options.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE} characters inside the stream`,
+            this.#source,
+          );
+        }
+        for (let i = 0; i < events.length; i++) {
+          const data = (events[i] as EventSourceMessage).data;
+          if (data === "[DONE]") {
+            sawDone = true;
+            break;
+          }
+          const chunk = parseChunk(data, this.#source);
+          this.#lastData = data;
+          this.#aggregate.add(chunk);
+          this.#suspended = true;
+          yield chunk;
+          this.#suspended = false;
+          // The time the caller spent on the chunk is not the server's silence.
+          this.#lastChunkAt = performance.now();
+          if (this.#stopped !== undefined) throw this.#stopped;
+        }
+        events.length = 0;
+        if (next.done) {
+          finished = true;
+          if (!sawDone) throw this.#cut(undefined);
+        }
+      }
+      this.#state = "done";
+      this.#settle.resolve(this.#aggregate.result());
+    } catch (error) {
+      this.#state = "failed";
+      this.#settle.reject(error);
+      throw error;
+    } finally {
+      // Reached by [DONE], by an error, and by `break` (the generator's return()).
+      if (this.#state === "reading") {
+        this.#state = "failed";
+        this.#settle.reject(
+          new StudioError(
+            "the stream was closed before its end (the loop stopped early), so it has no final completion",
+          ),
+        );
+      }
+      this.#release(finished);
+    }
+  }
+
+  /** A body that ended or broke before `data: [DONE]`. */
+  #cut(cause: unknown): StudioConnectionError {
+    return new StudioConnectionError(
+      `${this.#source.method} ${this.#source.path}: the connection closed before the stream's end (data: [DONE])`,
+      { method: this.#source.method, path: this.#source.path, cause },
+    );
+  }
+
+  #onAbort = (): void => {
+    this.#stop(this.#options.signal?.reason);
+  };
+
+  #stop(reason: unknown): void {
+    if (this.#stopped !== undefined || this.#state === "done" || this.#state === "failed") return;
+    this.#stopped = reason ?? new StudioError("the stream was stopped");
+    // A pending read() settles as done once the body is cancelled; the loop then throws #stopped.
+    void (this.#reader ?? this.#body).cancel(this.#stopped).catch(() => undefined);
+  }
+
+  /** One timer for the whole stream, re-armed lazily: per-chunk work stays a single clock read. */
+  #startTimer(): void {
+    const timeoutMs = this.#options.timeoutMs;
+    if (timeoutMs === undefined) return;
+    this.#lastChunkAt = performance.now();
+    const check = () => {
+      const idle = this.#suspended ? 0 : performance.now() - this.#lastChunkAt;
+      if (idle < timeoutMs) {
+        this.#timer = setTimeout(check, timeoutMs - idle);
+        return;
+      }
+      this.#stop(
+        new StudioTimeoutError(
+          `${this.#source.method} ${this.#source.path} sent no chunk for ${timeoutMs} ms`,
+          { timeoutMs },
+        ),
+      );
+    };
+    this.#timer = setTimeout(check, timeoutMs);
+  }
+
+  #release(finished: boolean): void {
+    clearTimeout(this.#timer);
+    this.#options.signal?.removeEventListener("abort", this.#onAbort);
+    // Cancelling a body still open closes its connection; one read to its end is left for reuse.
+    if (!finished) void this.#reader?.cancel().catch(() => undefined);
+    this.#reader?.releaseLock();
+  }
+}
+
+function pathOf(url: string): string | undefined {
+  if (url === "") return undefined;
+  try {
+    return new URL(url).pathname;
+  } catch {
+    return undefined;
+  }
+}
