@@ -165,7 +165,9 @@ export class ChatCompletionStream implements AsyncIterable<ChatCompletionChunk> 
         }
         if (this.#stopped !== undefined) throw this.#stopped;
         // At the end, a last lone CR is a whole line end: the parser held it back to see if LF followed.
-        const text: string = next.done ? (endsWithCR ? "\n" : "") : decoder.decode(next.value, { stream: true });
+        let text = "";
+        if (!next.done) text = decoder.decode(next.value, { stream: true });
+        else if (endsWithCR) text = "\n";
         parser.feed(text);
         endsWithCR = text.charCodeAt(text.length - 1) === 13;
         if (parseError !== undefined) {
