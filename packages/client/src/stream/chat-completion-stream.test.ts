@@ -4,8 +4,6 @@ import { inspect } from "node:util";
 import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
 import { StudioConnectionError, StudioError, StudioStreamError, StudioTimeoutError } from "../errors.js";
-import { type ChatCompletionStream, ChatCompletionStream as Stream } from "./chat-completion-stream.js";
-import type { ChatCompletionChunk } from "./chunk-types.js";
 import {
   bytesOf,
   type Script,
@@ -14,7 +12,7 @@ import {
   splitInsideCharacter,
   startSseServer,
   writePieces,
-} from "./test/sse-server.js";
+} from "../test/sse-stream-server.js";
 import {
   errorEvent,
   frame,
@@ -23,7 +21,9 @@ import {
   TEXT_DELTAS,
   textEvents,
   toolCallEvents,
-} from "./test/vllm-stream.js";
+} from "../test/vllm-stream.js";
+import { type ChatCompletionStream, ChatCompletionStream as Stream } from "./chat-completion-stream.js";
+import type { ChatCompletionChunk } from "./chunk-types.js";
 
 const CANARY = "sk-canary-3b9f1e7a-do-not-leak";
 const request = {

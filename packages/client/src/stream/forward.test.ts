@@ -3,10 +3,16 @@
 import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
 import { StudioStreamError } from "../errors.js";
+import {
+  type Script,
+  SSE_HEADERS,
+  type SseServer,
+  startSseServer,
+  writePieces,
+} from "../test/sse-stream-server.js";
+import { errorEvent, frame, MODEL, TEXT_DELTAS, textEvents, toolCallEvents } from "../test/vllm-stream.js";
 import { ChatCompletionStream } from "./chat-completion-stream.js";
 import type { ChatCompletionChunk } from "./chunk-types.js";
-import { type Script, SSE_HEADERS, type SseServer, startSseServer, writePieces } from "./test/sse-server.js";
-import { errorEvent, frame, MODEL, TEXT_DELTAS, textEvents, toolCallEvents } from "./test/vllm-stream.js";
 
 const CANARY = "sk-canary-77c1d0e4-do-not-leak";
 const request = { model: MODEL, messages: [{ role: "user" as const, content: "Hi" }], stream: true as const };
