@@ -1,7 +1,8 @@
 // The folding of chunks into a completion, case by case: what a stream's finalCompletion() returns.
+
+import type { ChatCompletionChunk, ChatCompletionChunkChoice } from "@finetune-studio/types";
 import { describe, expect, it } from "vitest";
 import { ChunkAggregator } from "./aggregate.js";
-import type { ChatCompletionChunk, ChatCompletionChunkChoice } from "./chunk-types.js";
 
 const head = { id: "chatcmpl-1", object: "chat.completion.chunk" as const, created: 1, model: "m" };
 const chunk = (choices: ChatCompletionChunkChoice[], extra: Partial<ChatCompletionChunk> = {}) => ({
@@ -51,7 +52,7 @@ describe("ChunkAggregator", () => {
       chunk([{ index: 0, delta: { content: "a" }, logprobs: { content: [token("a")] } }]),
       chunk([{ index: 0, delta: { content: "b" }, logprobs: { content: [token("b")] } }]),
     ]);
-    expect(completion.choices[0]?.logprobs?.content.map((t) => t.token)).toEqual(["a", "b"]);
+    expect(completion.choices[0]?.logprobs?.content?.map((t) => t.token)).toEqual(["a", "b"]);
   });
 
   it("leaves content null when no content delta came, and keeps a tool call's first name", () => {

@@ -1,10 +1,11 @@
 import type {
-  ChatCompletion,
   ChatCompletionChoice,
   ChatCompletionChunk,
   ChatCompletionTokenLogprob,
-  ChatCompletionToolCall,
-} from "./chunk-types.js";
+  ChatToolCall,
+  ChatToolCallDelta,
+} from "@finetune-studio/types";
+import type { StreamedChatCompletion } from "./streamed-completion.js";
 
 // Folds the chunks of a stream into the completion a non-streaming call would have answered: per choice,
 // the content, the reasoning and the tool calls (each assembled from its fragments by `index`), the last
@@ -15,7 +16,7 @@ interface ChoiceState {
   content: string | null;
   reasoning: string | undefined;
   reasoningContent: string | undefined;
-  toolCalls: Map<number, ChatCompletionToolCall> | undefined;
+  toolCalls: Map<number, ChatToolCall> | undefined;
   finishReason: string | null;
   stopReason: number | string | null | undefined;
   logprobs: ChatCompletionTokenLogprob[] | undefined;
@@ -24,7 +25,7 @@ interface ChoiceState {
 export class ChunkAggregator {
   #first: ChatCompletionChunk | undefined;
   #choices = new Map<number, ChoiceState>();
-  #usage: ChatCompletion["usage"];
+  #usage: StreamedChatCompletion["usage"];
   #fingerprint: string | null | undefined;
 
   add(chunk: ChatCompletionChunk): void {
@@ -67,12 +68,12 @@ export class ChunkAggregator {
   }
 
   /** The completion so far; after the stream's end, the whole of it. */
-  result(): ChatCompletion {
+  result(): StreamedChatCompletion {
     const first = this.#first;
     const choices = [...this.#choices.entries()]
       .sort(([a], [b]) => a - b)
       .map(([index, state]) => toChoice(index, state));
-    const completion: ChatCompletion = {
+    const completion: StreamedChatCompletion = {
       id: first?.id ?? "",
       object: "chat.completion",
       created: first?.created ?? 0,
@@ -85,10 +86,7 @@ export class ChunkAggregator {
   }
 }
 
-function addToolCalls(
-  state: ChoiceState,
-  fragments: NonNullable<ChatCompletionChunk["choices"][number]["delta"]["tool_calls"]>,
-): void {
+function addToolCalls(state: ChoiceState, fragments: readonly ChatToolCallDelta[]): void {
   state.toolCalls ??= new Map();
   for (const fragment of fragments) {
     // The first fragment of a call carries its id, type and name; later ones add to the arguments.

@@ -1,6 +1,8 @@
 // chat streaming against a real node:http server sending vLLM's exact stream, framed every hostile way,
 // read by our ChatCompletionStream and by the official openai package side by side.
 import { inspect } from "node:util";
+import { chatSchema } from "@finetune-studio/testing";
+import type { ChatCompletionChunk } from "@finetune-studio/types";
 import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
 import { StudioConnectionError, StudioError, StudioStreamError, StudioTimeoutError } from "../errors.js";
@@ -23,7 +25,6 @@ import {
   toolCallEvents,
 } from "../test/vllm-stream.js";
 import { type ChatCompletionStream, ChatCompletionStream as Stream } from "./chat-completion-stream.js";
-import type { ChatCompletionChunk } from "./chunk-types.js";
 
 const CANARY = "sk-canary-3b9f1e7a-do-not-leak";
 const request = {
@@ -397,5 +398,30 @@ describe("closing the connection", () => {
     const stream = await ours(server, { signal: AbortSignal.abort() });
     await expect(stream.finalCompletion()).rejects.toMatchObject({ name: "AbortError" });
     await within(server.requests[0]?.closed as Promise<void>, "the socket closing");
+  });
+});
+
+describe("the streams under test are the contract's", () => {
+  const streamEvent = chatSchema("ChatCompletionStreamEvent");
+  const completionSchema = chatSchema("ChatCompletion");
+
+  it.each([
+    ["a text reply", textEvents()],
+    ["parallel tool calls", toolCallEvents()],
+    ["reasoning", reasoningEvents()],
+    ["reasoning_content (older servers)", reasoningEvents("reasoning_content")],
+    ["an error after the 200", [errorEvent("engine dead")]],
+  ])("%s: every event is a ChatCompletionStreamEvent", (_, events) => {
+    for (const data of events)
+      expect(streamEvent(JSON.parse(data)), streamEvent.problems.join("; ")).toBe(true);
+  });
+
+  it.each([
+    ["a text reply", textEvents()],
+    ["parallel tool calls", toolCallEvents()],
+  ])("%s: the final completion is a ChatCompletion", async (_, events) => {
+    const server = await serve(streams([frame(events)]));
+    const completion = await (await ours(server)).finalCompletion();
+    expect(completionSchema(completion), completionSchema.problems.join("; ")).toBe(true);
   });
 });

@@ -1,16 +1,17 @@
+import type { ChatCompletionChunk } from "@finetune-studio/types";
 import { createParser, type EventSourceMessage, type ParseError } from "eventsource-parser";
 import { StudioConnectionError, StudioError, StudioStreamError, StudioTimeoutError } from "../errors.js";
 import { ChunkAggregator } from "./aggregate.js";
-import type { ChatCompletion, ChatCompletionChunk } from "./chunk-types.js";
 import { encodeServerSentEvents } from "./forward.js";
 import { parseChunk, type StreamSource } from "./parse-chunk.js";
+import type { StreamedChatCompletion } from "./streamed-completion.js";
 
 // A streamed chat completion: the body of a `text/event-stream` answer read as chunks, once. It owns the
 // connection: breaking out of the loop, the caller's signal, an idle timeout or a malformed event cancels
 // the body, which closes the connection. It ends only at `data: [DONE]`; a body that stops before that is
 // a StudioConnectionError, never a quiet end. Nothing here retries: a stream that started cannot be replayed.
 
-export interface ChatStreamOptions {
+export interface ChatCompletionStreamOptions {
   /** Aborting it stops the stream at once and closes the connection; the iteration rejects with its reason. */
   signal?: AbortSignal | undefined;
   /** The most milliseconds to wait for the next chunk (the first one included); a StudioTimeoutError then. */
@@ -19,7 +20,7 @@ export interface ChatStreamOptions {
   maxEventSize?: number | undefined;
 }
 
-export interface ChatStreamFromResponseOptions extends ChatStreamOptions {
+export interface ChatCompletionStreamFromResponseOptions extends ChatCompletionStreamOptions {
   /** For error messages. Default `POST`. */
   method?: string | undefined;
   /** For error messages. Default the response URL's path, else `/v1/chat/completions`. */
@@ -35,7 +36,7 @@ type State = "unread" | "reading" | "done" | "failed";
 export class ChatCompletionStream implements AsyncIterable<ChatCompletionChunk> {
   readonly #body: ReadableStream<Uint8Array>;
   readonly #source: StreamSource;
-  readonly #options: ChatStreamOptions;
+  readonly #options: ChatCompletionStreamOptions;
   readonly #aggregate = new ChunkAggregator();
   #state: State = "unread";
   #reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
@@ -47,10 +48,14 @@ export class ChatCompletionStream implements AsyncIterable<ChatCompletionChunk> 
   #suspended = false;
   /** The raw payload of the last chunk yielded, forwarded as is by toReadableStream. */
   #lastData = "";
-  #ended: Promise<ChatCompletion>;
-  #settle!: { resolve(completion: ChatCompletion): void; reject(error: unknown): void };
+  #ended: Promise<StreamedChatCompletion>;
+  #settle!: { resolve(completion: StreamedChatCompletion): void; reject(error: unknown): void };
 
-  private constructor(body: ReadableStream<Uint8Array>, source: StreamSource, options: ChatStreamOptions) {
+  private constructor(
+    body: ReadableStream<Uint8Array>,
+    source: StreamSource,
+    options: ChatCompletionStreamOptions,
+  ) {
     this.#body = body;
     this.#source = source;
     this.#options = options;
@@ -64,7 +69,10 @@ export class ChatCompletionStream implements AsyncIterable<ChatCompletionChunk> 
   }
 
   /** Reads a `text/event-stream` answer to a chat completion (`stream: true`). */
-  static fromResponse(response: Response, options: ChatStreamFromResponseOptions = {}): ChatCompletionStream {
+  static fromResponse(
+    response: Response,
+    options: ChatCompletionStreamFromResponseOptions = {},
+  ): ChatCompletionStream {
     const source: StreamSource = {
       method: options.method ?? "POST",
       path: options.path ?? pathOf(response.url) ?? "/v1/chat/completions",
@@ -84,7 +92,7 @@ export class ChatCompletionStream implements AsyncIterable<ChatCompletionChunk> 
   /** Reads what `toReadableStream()` produced on the other side of a hop (a browser reading your server). */
   static fromReadableStream(
     body: ReadableStream<Uint8Array>,
-    options: ChatStreamOptions = {},
+    options: ChatCompletionStreamOptions = {},
   ): ChatCompletionStream {
     return new ChatCompletionStream(body, { method: "READ", path: "forwarded stream", secrets: [] }, options);
   }
@@ -124,7 +132,7 @@ export class ChatCompletionStream implements AsyncIterable<ChatCompletionChunk> 
    * the stream to its end if nobody is reading it; otherwise waits for the reader to reach the end (and
    * rejects if it stopped early or failed).
    */
-  async finalCompletion(): Promise<ChatCompletion> {
+  async finalCompletion(): Promise<StreamedChatCompletion> {
     if (this.#state === "unread") for await (const _ of this);
     return this.#ended;
   }

@@ -1,5 +1,7 @@
 // Forwarding a stream one hop (your server to a browser): toReadableStream() on the server, read on the
 // far side by ChatCompletionStream.fromReadableStream or by the openai package, through real HTTP.
+
+import type { ChatCompletionChunk } from "@finetune-studio/types";
 import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
 import { StudioStreamError } from "../errors.js";
@@ -12,7 +14,6 @@ import {
 } from "../test/sse-stream-server.js";
 import { errorEvent, frame, MODEL, TEXT_DELTAS, textEvents, toolCallEvents } from "../test/vllm-stream.js";
 import { ChatCompletionStream } from "./chat-completion-stream.js";
-import type { ChatCompletionChunk } from "./chunk-types.js";
 
 const CANARY = "sk-canary-77c1d0e4-do-not-leak";
 const request = { model: MODEL, messages: [{ role: "user" as const, content: "Hi" }], stream: true as const };

@@ -1,5 +1,5 @@
+import type { ChatCompletionChunk } from "@finetune-studio/types";
 import { StudioError } from "../errors.js";
-import type { ChatCompletionChunk } from "./chunk-types.js";
 
 // Forwarding a stream one hop further (your server to a browser) as `text/event-stream` bytes, in vLLM's own
 // framing, so the far side reads it with the same parser (or with any SSE client). A failure the far side

@@ -1,5 +1,5 @@
+import type { ChatCompletionChunk } from "@finetune-studio/types";
 import { StudioStreamError, type StudioStreamServerError } from "../errors.js";
-import type { ChatCompletionChunk } from "./chunk-types.js";
 
 // One SSE `data:` payload to one chunk, trusting nothing: the payload may be an error object (vLLM sends
 // `data: {"error": {message, type, param, code}}` after a 200, then `data: [DONE]`), not JSON, not a
