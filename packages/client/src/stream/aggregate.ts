@@ -1,7 +1,6 @@
 import type {
   ChatCompletionChoice,
   ChatCompletionChunk,
-  ChatCompletionTokenLogprob,
   ChatToolCall,
   ChatToolCallDelta,
 } from "@finetune-studio/types";
@@ -10,75 +9,66 @@ import type { StreamedChatCompletion } from "./streamed-completion.js";
 // Folds the chunks of a stream into the completion a non-streaming call would have answered: per choice,
 // the content, the reasoning and the tool calls (each assembled from its fragments by `index`), the last
 // finish_reason; and the usage of the final usage chunk. Strings grow by `+=`, which V8 keeps as ropes.
+// Choices and calls are kept in Maps, not arrays, so a hostile index cannot make a huge sparse array.
 
-interface ChoiceState {
-  role: string;
-  content: string | null;
-  reasoning: string | undefined;
-  reasoningContent: string | undefined;
-  toolCalls: Map<number, ChatToolCall> | undefined;
-  finishReason: string | null;
-  stopReason: number | string | null | undefined;
-  logprobs: ChatCompletionTokenLogprob[] | undefined;
+/** The delta's text fields, appended to the message's fields of the same name. */
+const TEXT_FIELDS = ["content", "reasoning", "reasoning_content"] as const;
+
+interface ChoiceInProgress {
+  readonly choice: ChatCompletionChoice;
+  readonly calls: Map<number, ChatToolCall>;
 }
 
 export class ChunkAggregator {
-  #first: ChatCompletionChunk | undefined;
-  #choices = new Map<number, ChoiceState>();
+  #head: ChatCompletionChunk | undefined;
+  #choices = new Map<number, ChoiceInProgress>();
   #usage: StreamedChatCompletion["usage"];
-  #fingerprint: string | null | undefined;
+  #fingerprint: string | undefined;
 
   add(chunk: ChatCompletionChunk): void {
-    this.#first ??= chunk;
+    this.#head ??= chunk;
     if (chunk.usage != null) this.#usage = chunk.usage;
     if (chunk.system_fingerprint != null) this.#fingerprint = chunk.system_fingerprint;
-    for (const choice of chunk.choices) {
-      let state = this.#choices.get(choice.index);
-      if (state === undefined) {
-        state = {
-          role: "assistant",
-          content: null,
-          reasoning: undefined,
-          reasoningContent: undefined,
-          toolCalls: undefined,
-          finishReason: null,
-          stopReason: undefined,
-          logprobs: undefined,
+    for (const { index, delta, finish_reason, stop_reason, logprobs } of chunk.choices) {
+      let entry = this.#choices.get(index);
+      if (entry === undefined) {
+        entry = {
+          choice: { index, message: { role: "assistant", content: null }, finish_reason: null },
+          calls: new Map(),
         };
-        this.#choices.set(choice.index, state);
+        this.#choices.set(index, entry);
       }
-      const delta = choice.delta;
+      const { choice, calls } = entry;
+      const message = choice.message;
       if (delta != null) {
-        if (typeof delta.role === "string") state.role = delta.role;
-        if (typeof delta.content === "string") state.content = (state.content ?? "") + delta.content;
-        if (typeof delta.reasoning === "string") state.reasoning = (state.reasoning ?? "") + delta.reasoning;
-        if (typeof delta.reasoning_content === "string") {
-          state.reasoningContent = (state.reasoningContent ?? "") + delta.reasoning_content;
+        if (typeof delta.role === "string") message.role = delta.role;
+        for (const field of TEXT_FIELDS) {
+          const piece = delta[field];
+          if (typeof piece === "string") message[field] = (message[field] ?? "") + piece;
         }
-        if (Array.isArray(delta.tool_calls)) addToolCalls(state, delta.tool_calls);
+        if (Array.isArray(delta.tool_calls))
+          for (const fragment of delta.tool_calls) addToolCall(calls, fragment);
       }
-      if (choice.finish_reason != null) state.finishReason = choice.finish_reason;
-      if (choice.stop_reason !== undefined) state.stopReason = choice.stop_reason;
-      const tokens = choice.logprobs?.content;
-      if (Array.isArray(tokens)) {
-        state.logprobs ??= [];
-        for (const token of tokens) state.logprobs.push(token);
+      if (finish_reason != null) choice.finish_reason = finish_reason;
+      if (stop_reason !== undefined) choice.stop_reason = stop_reason;
+      if (Array.isArray(logprobs?.content)) {
+        choice.logprobs ??= { content: [] };
+        choice.logprobs.content?.push(...logprobs.content);
       }
     }
   }
 
   /** The completion so far; after the stream's end, the whole of it. */
   result(): StreamedChatCompletion {
-    const first = this.#first;
-    const choices = [...this.#choices.entries()]
-      .sort(([a], [b]) => a - b)
-      .map(([index, state]) => toChoice(index, state));
+    const head = this.#head;
     const completion: StreamedChatCompletion = {
-      id: first?.id ?? "",
+      id: head?.id ?? "",
       object: "chat.completion",
-      created: first?.created ?? 0,
-      model: first?.model ?? "",
-      choices,
+      created: head?.created ?? 0,
+      model: head?.model ?? "",
+      choices: byIndex(this.#choices).map(({ choice, calls }) =>
+        calls.size === 0 ? choice : { ...choice, message: { ...choice.message, tool_calls: byIndex(calls) } },
+      ),
     };
     if (this.#usage !== undefined) completion.usage = this.#usage;
     if (this.#fingerprint !== undefined) completion.system_fingerprint = this.#fingerprint;
@@ -86,34 +76,19 @@ export class ChunkAggregator {
   }
 }
 
-function addToolCalls(state: ChoiceState, fragments: readonly ChatToolCallDelta[]): void {
-  state.toolCalls ??= new Map();
-  for (const fragment of fragments) {
-    // The first fragment of a call carries its id, type and name; later ones add to the arguments.
-    let call = state.toolCalls.get(fragment.index);
-    if (call === undefined) {
-      call = { id: "", type: "function", function: { name: "", arguments: "" } };
-      state.toolCalls.set(fragment.index, call);
-    }
-    if (typeof fragment.id === "string" && fragment.id !== "") call.id = fragment.id;
-    if (fragment.type === "function") call.type = fragment.type;
-    const fn = fragment.function;
-    if (fn != null) {
-      if (typeof fn.name === "string" && call.function.name === "") call.function.name = fn.name;
-      if (typeof fn.arguments === "string") call.function.arguments += fn.arguments;
-    }
+/** The first fragment of a call carries its id, type and name; later ones add to the arguments. */
+function addToolCall(calls: Map<number, ChatToolCall>, fragment: ChatToolCallDelta): void {
+  let call = calls.get(fragment.index);
+  if (call === undefined) {
+    call = { id: "", type: "function", function: { name: "", arguments: "" } };
+    calls.set(fragment.index, call);
   }
+  if (fragment.id) call.id = fragment.id;
+  const { name, arguments: piece } = fragment.function ?? {};
+  if (name && !call.function.name) call.function.name = name;
+  if (typeof piece === "string") call.function.arguments += piece;
 }
 
-function toChoice(index: number, state: ChoiceState): ChatCompletionChoice {
-  const message: ChatCompletionChoice["message"] = { role: state.role, content: state.content };
-  if (state.reasoning !== undefined) message.reasoning = state.reasoning;
-  if (state.reasoningContent !== undefined) message.reasoning_content = state.reasoningContent;
-  if (state.toolCalls !== undefined) {
-    message.tool_calls = [...state.toolCalls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call);
-  }
-  const choice: ChatCompletionChoice = { index, message, finish_reason: state.finishReason };
-  if (state.stopReason !== undefined) choice.stop_reason = state.stopReason;
-  if (state.logprobs !== undefined) choice.logprobs = { content: state.logprobs };
-  return choice;
+function byIndex<T>(entries: Map<number, T>): T[] {
+  return [...entries].sort(([a], [b]) => a - b).map(([, value]) => value);
 }

@@ -24,7 +24,11 @@ import {
   textEvents,
   toolCallEvents,
 } from "../test/vllm-stream.js";
-import { type ChatCompletionStream, ChatCompletionStream as Stream } from "./chat-completion-stream.js";
+import {
+  type ChatCompletionStream,
+  type ChatCompletionStreamOptions,
+  ChatCompletionStream as Stream,
+} from "./chat-completion-stream.js";
 
 const CANARY = "sk-canary-3b9f1e7a-do-not-leak";
 const request = {
@@ -35,6 +39,8 @@ const request = {
 };
 /** Generous for a loaded machine: a wait that must end, not a timing under test. */
 const WAIT_MS = 10_000;
+/** Writing a stream one byte at a time takes seconds on a loaded machine. */
+const TEST_TIMEOUT_MS = 60_000;
 
 const servers: SseServer[] = [];
 afterEach(async () => {
@@ -58,7 +64,7 @@ function streams(pieces: readonly (string | Buffer)[]): Script {
 
 async function ours(
   server: SseServer,
-  options: Parameters<typeof Stream.fromResponse>[1] = {},
+  options: ChatCompletionStreamOptions = {},
 ): Promise<ChatCompletionStream> {
   const response = await fetch(`${server.url}/v1/chat/completions`, {
     method: "POST",
@@ -111,7 +117,7 @@ const within = <T>(promise: Promise<T>, what: string) =>
     new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what} did not happen`)), WAIT_MS)),
   ]);
 
-describe("vLLM's stream, framed every hostile way", () => {
+describe("vLLM's stream, framed every hostile way", { timeout: TEST_TIMEOUT_MS }, () => {
   const events = textEvents();
   const body = frame(events);
   const perEvent = body.split(/(?<=\n\n)/);
@@ -147,7 +153,7 @@ describe("vLLM's stream, framed every hostile way", () => {
   });
 });
 
-describe("what a stream offers", () => {
+describe("what a stream offers", { timeout: TEST_TIMEOUT_MS }, () => {
   it("textStream() yields the content deltas alone", async () => {
     const server = await serve(streams([frame(textEvents())]));
     expect(await collect((await ours(server)).textStream())).toEqual(TEXT_DELTAS);
@@ -234,7 +240,7 @@ describe("what a stream offers", () => {
   });
 });
 
-describe("failures inside a 200", () => {
+describe("failures inside a 200", { timeout: TEST_TIMEOUT_MS }, () => {
   it("an error object after a 200 rejects with a StudioStreamError carrying the server's message, scrubbed", async () => {
     const message = `engine dead while serving key ${CANARY}`;
     const events = [...textEvents().slice(0, 3), errorEvent(message)];
@@ -340,6 +346,21 @@ describe("failures inside a 200", () => {
     expect((error as StudioStreamError).serverError).toBeUndefined();
   });
 
+  it.each([
+    ["timeoutMs", -1, "number -1"],
+    ["timeoutMs", 2 ** 31, "number 2147483648"],
+    ["maxEventSize", 1.5, "number 1.5"],
+    ["maxEventSize", "1MB", "string"],
+  ])("options.%s = %j is refused, naming the field", async (field, value, received) => {
+    const server = await serve(streams([frame(textEvents())]));
+    await expect(ours(server, { [field]: value })).rejects.toMatchObject({
+      name: "StudioValidationError",
+      field: `stream options.${field}`,
+      rule: "must be an integer from 1 to 2147483647",
+      received,
+    });
+  });
+
   it("a 200 that is not text/event-stream is refused before reading", async () => {
     const server = await serve((response) => {
       response.writeHead(200, { "content-type": "application/json" }).end('{"choices": []}');
@@ -348,7 +369,7 @@ describe("failures inside a 200", () => {
   });
 });
 
-describe("closing the connection", () => {
+describe("closing the connection", { timeout: TEST_TIMEOUT_MS }, () => {
   /** A server that never stops: one chunk every 20 ms until the client hangs up. */
   const endless: Script = async (response) => {
     response.writeHead(200, SSE_HEADERS);
@@ -401,7 +422,7 @@ describe("closing the connection", () => {
   });
 });
 
-describe("the streams under test are the contract's", () => {
+describe("the streams under test are the contract's", { timeout: TEST_TIMEOUT_MS }, () => {
   const streamEvent = chatSchema("ChatCompletionStreamEvent");
   const completionSchema = chatSchema("ChatCompletion");
 

@@ -1,6 +1,12 @@
 import type { ChatCompletionChunk } from "@finetune-studio/types";
 import { createParser, type EventSourceMessage, type ParseError } from "eventsource-parser";
-import { StudioConnectionError, StudioError, StudioStreamError, StudioTimeoutError } from "../errors.js";
+import {
+  StudioConnectionError,
+  StudioError,
+  StudioStreamError,
+  StudioTimeoutError,
+  StudioValidationError,
+} from "../errors.js";
 import { ChunkAggregator } from "./aggregate.js";
 import { encodeServerSentEvents } from "./forward.js";
 import { parseChunk, type StreamSource } from "./parse-chunk.js";
@@ -18,12 +24,9 @@ export interface ChatCompletionStreamOptions {
   timeoutMs?: number | undefined;
   /** The most characters one event may hold (a partial line included). Default 1 MiB (1,048,576). */
   maxEventSize?: number | undefined;
-}
-
-export interface ChatCompletionStreamFromResponseOptions extends ChatCompletionStreamOptions {
-  /** For error messages. Default `POST`. */
+  /** The request, for error messages. Default `POST`. */
   method?: string | undefined;
-  /** For error messages. Default the response URL's path, else `/v1/chat/completions`. */
+  /** The request, for error messages. Default `/v1/chat/completions` (`(forwarded stream)` from a ReadableStream). */
   path?: string | undefined;
   /** Strings (an API key) scrubbed from anything the server says before it reaches an error. */
   secrets?: readonly string[] | undefined;
@@ -69,21 +72,25 @@ export class ChatCompletionStream implements AsyncIterable<ChatCompletionChunk> 
   }
 
   /** Reads a `text/event-stream` answer to a chat completion (`stream: true`). */
-  static fromResponse(
-    response: Response,
-    options: ChatCompletionStreamFromResponseOptions = {},
-  ): ChatCompletionStream {
-    const source: StreamSource = {
-      method: options.method ?? "POST",
-      path: options.path ?? pathOf(response.url) ?? "/v1/chat/completions",
-      secrets: options.secrets ?? [],
-    };
+  static fromResponse(response: Response, options: ChatCompletionStreamOptions = {}): ChatCompletionStream {
     const type = response.headers.get("content-type") ?? "no content type";
-    if (response.body === null || !type.toLowerCase().startsWith("text/event-stream")) {
+    const refuse = (error: unknown) => {
       void response.body?.cancel().catch(() => undefined);
-      throw new StudioStreamError(
-        `${source.method} ${source.path} answered ${response.status} with ${response.body === null ? "no body" : type} where a text/event-stream was expected`,
-        source,
+      return error;
+    };
+    let source: StreamSource;
+    try {
+      source = sourceOf(options, "/v1/chat/completions");
+    } catch (error) {
+      throw refuse(error);
+    }
+    if (response.body === null || !type.toLowerCase().startsWith("text/event-stream")) {
+      const { method, path } = source;
+      throw refuse(
+        new StudioStreamError(
+          `${method} ${path} answered ${response.status} with ${response.body === null ? "no body" : type} where a text/event-stream was expected`,
+          { method, path },
+        ),
       );
     }
     return new ChatCompletionStream(response.body, source, options);
@@ -94,7 +101,7 @@ export class ChatCompletionStream implements AsyncIterable<ChatCompletionChunk> 
     body: ReadableStream<Uint8Array>,
     options: ChatCompletionStreamOptions = {},
   ): ChatCompletionStream {
-    return new ChatCompletionStream(body, { method: "READ", path: "forwarded stream", secrets: [] }, options);
+    return new ChatCompletionStream(body, sourceOf(options, "(forwarded stream)"), options);
   }
 
   /** Every chunk, in order. A stream is read once: a second iteration throws. */
@@ -181,7 +188,7 @@ export class ChatCompletionStream implements AsyncIterable<ChatCompletionChunk> 
         if (parseError !== undefined) {
           throw new StudioStreamError(
             `${this.#source.method} ${this.#source.path} sent an event larger than ${this.#options.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE} characters inside the stream`,
-            this.#source,
+            { method: this.#source.method, path: this.#source.path },
           );
         }
         for (let i = 0; i < events.length; i++) {
@@ -275,11 +282,24 @@ export class ChatCompletionStream implements AsyncIterable<ChatCompletionChunk> 
   }
 }
 
-function pathOf(url: string): string | undefined {
-  if (url === "") return undefined;
-  try {
-    return new URL(url).pathname;
-  } catch {
-    return undefined;
+/** setTimeout fires at once past this, so a larger timeout would end every stream. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+function sourceOf(options: ChatCompletionStreamOptions, path: string): StreamSource {
+  for (const field of ["timeoutMs", "maxEventSize"] as const) {
+    const value: unknown = options[field];
+    if (
+      value !== undefined &&
+      !(Number.isInteger(value) && (value as number) > 0 && (value as number) <= MAX_TIMER_MS)
+    ) {
+      const received =
+        typeof value === "number" || typeof value === "boolean" ? `${typeof value} ${value}` : typeof value;
+      throw new StudioValidationError(
+        `stream options.${field}`,
+        `must be an integer from 1 to ${MAX_TIMER_MS}`,
+        received,
+      );
+    }
   }
+  return { method: options.method ?? "POST", path: options.path ?? path, secrets: options.secrets ?? [] };
 }

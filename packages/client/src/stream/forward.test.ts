@@ -18,6 +18,8 @@ import { ChatCompletionStream } from "./chat-completion-stream.js";
 const CANARY = "sk-canary-77c1d0e4-do-not-leak";
 const request = { model: MODEL, messages: [{ role: "user" as const, content: "Hi" }], stream: true as const };
 const WAIT_MS = 10_000;
+/** Writing a stream one byte at a time takes seconds on a loaded machine. */
+const TEST_TIMEOUT_MS = 60_000;
 
 const servers: SseServer[] = [];
 afterEach(async () => {
@@ -63,7 +65,7 @@ async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
   return items;
 }
 
-describe("toReadableStream / fromReadableStream", () => {
+describe("toReadableStream / fromReadableStream", { timeout: TEST_TIMEOUT_MS }, () => {
   it("re-frames the chunks exactly as vLLM sent them, then data: [DONE]", async () => {
     const upstream = await serve(upstreamSends(frame(textEvents())));
     const answer = await fetch(`${upstream.url}/v1/chat/completions`, { method: "POST", body: "{}" });
