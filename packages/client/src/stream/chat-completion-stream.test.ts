@@ -381,6 +381,31 @@ describe("closing the connection", { timeout: TEST_TIMEOUT_MS }, () => {
     }
   };
 
+  it("a stream read to [DONE] leaves its connection open for the next request", async () => {
+    // The end of the body comes a moment after [DONE], in its own packet: the stream waits for it.
+    const server = await serve(async (response) => {
+      response.writeHead(200, SSE_HEADERS);
+      await writePieces(response, [frame(textEvents())]);
+      setTimeout(() => response.end(), 30);
+    });
+    for (let i = 0; i < 3; i++) {
+      await (await ours(server)).finalCompletion();
+      // fetch hands a finished connection back to its pool a moment after the body ends.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(server.requests.map((request) => request.connection)).toEqual([1, 1, 1]);
+  });
+
+  it("bytes after [DONE] close the connection rather than being read", async () => {
+    const server = await serve(async (response) => {
+      response.writeHead(200, SSE_HEADERS);
+      await writePieces(response, [frame(textEvents())]);
+      while (!response.destroyed) await writePieces(response, [": more after the end\n\n"]);
+    });
+    await (await ours(server)).finalCompletion();
+    await within(server.requests[0]?.closed as Promise<void>, "the socket closing");
+  });
+
   it("breaking out of the loop closes the connection", async () => {
     const server = await serve(endless);
     let seen = 0;

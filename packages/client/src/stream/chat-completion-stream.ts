@@ -33,6 +33,8 @@ export interface ChatCompletionStreamOptions {
 }
 
 export const DEFAULT_MAX_EVENT_SIZE = 1_048_576;
+/** How long the end of the body may lag behind `data: [DONE]` before the connection is closed instead. */
+const AFTER_DONE_GRACE_MS = 100;
 
 type State = "unread" | "reading" | "done" | "failed";
 
@@ -213,6 +215,7 @@ export class ChatCompletionStream implements AsyncIterable<ChatCompletionChunk> 
           if (!sawDone) throw this.#cut(undefined);
         }
       }
+      if (!finished) finished = await this.#bodyEndsAfterDone();
       this.#state = "done";
       this.#settle.resolve(this.#aggregate.result());
     } catch (error) {
@@ -273,12 +276,31 @@ export class ChatCompletionStream implements AsyncIterable<ChatCompletionChunk> 
     this.#timer = setTimeout(check, timeoutMs);
   }
 
+  /**
+   * After [DONE] the server ends the body at once: one more read lets the connection be reused. Whether the
+   * body ended within the grace period; if not (more bytes, or nothing), the caller closes the connection.
+   */
+  async #bodyEndsAfterDone(): Promise<boolean> {
+    let wake = () => {};
+    const late = new Promise<undefined>((resolve) => {
+      wake = () => resolve(undefined);
+    });
+    const timer = setTimeout(wake, AFTER_DONE_GRACE_MS);
+    try {
+      const next = await Promise.race([this.#reader?.read(), late]);
+      return next?.done === true;
+    } catch {
+      return false;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   #release(finished: boolean): void {
     clearTimeout(this.#timer);
     this.#options.signal?.removeEventListener("abort", this.#onAbort);
-    // Cancelling a body still open closes its connection; one read to its end is left for reuse.
+    // Cancelling a body still open closes its connection.
     if (!finished) void this.#reader?.cancel().catch(() => undefined);
-    this.#reader?.releaseLock();
   }
 }
 

@@ -9,6 +9,8 @@ export type Script = (response: ServerResponse, request: IncomingMessage) => Pro
 
 export interface StreamedRequest {
   readonly body: string;
+  /** Which connection it came on: 1 for the server's first, 2 for its second, ... */
+  readonly connection: number;
   /** Resolves when the client's socket closes. */
   readonly closed: Promise<void>;
   readonly isClosed: () => boolean;
@@ -27,7 +29,14 @@ export const SSE_HEADERS = {
 
 export async function startSseServer(script: Script): Promise<SseServer> {
   const requests: StreamedRequest[] = [];
+  const connections = new WeakMap<object, number>();
+  let connectionCount = 0;
   const server = createServer((request, response) => {
+    let connection = connections.get(request.socket);
+    if (connection === undefined) {
+      connection = ++connectionCount;
+      connections.set(request.socket, connection);
+    }
     let isClosed = false;
     const closed = new Promise<void>((resolve) =>
       request.socket.once("close", () => {
@@ -38,7 +47,12 @@ export async function startSseServer(script: Script): Promise<SseServer> {
     const parts: Buffer[] = [];
     request.on("data", (part: Buffer) => parts.push(part));
     request.once("end", () => {
-      requests.push({ body: Buffer.concat(parts).toString("utf8"), closed, isClosed: () => isClosed });
+      requests.push({
+        body: Buffer.concat(parts).toString("utf8"),
+        connection: connection as number,
+        closed,
+        isClosed: () => isClosed,
+      });
       response.socket?.setNoDelay(true);
       Promise.resolve(script(response, request)).catch(() => response.destroy());
     });
