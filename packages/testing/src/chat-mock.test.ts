@@ -1,11 +1,14 @@
 // The streaming chat mock, held to the contract: every request it accepts and every answer, chunk and
 // error it sends validates against the chat-completions schemas; the official `openai` package reads it.
+
+import { fileURLToPath } from "node:url";
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionStreamError } from "@finetune-studio/types";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startChatMockProcess } from "./chat-mock/child.js";
 import { chatDocument, chatExample, chatSchema } from "./chat-mock/contract.js";
 import { type ChatMock, startChatMock } from "./chat-mock/server.js";
+import { startProcess } from "./process.js";
 import { requestShapes, streamShapes } from "./test/request-shapes.js";
 import { readEventStream } from "./test/sse.js";
 
@@ -84,7 +87,7 @@ describe("the streaming chat mock", () => {
   });
 
   it("sends the reply one token per chunk, as separate writes", async () => {
-    const slow = await startChatMock({ tokenDelayMs: 15 });
+    const slow = await startChatMock({ tokenDelayMs: 25 });
     try {
       const { payloads, reads } = await streamOf(slow, {
         messages: [{ role: "user", content: "Hi" }],
@@ -95,8 +98,9 @@ describe("the streaming chat mock", () => {
         .filter(Boolean);
       expect(pieces.join("")).toBe(replyText);
       expect(pieces).toEqual(replyText.match(/\s*\S+/g));
-      // With a pause between chunks, the client reads them one by one rather than in one piece.
-      expect(reads).toBeGreaterThanOrEqual(pieces.length);
+      // With a pause between chunks the client reads them as they come, not in one piece (Prism's one or
+      // two reads); half the pieces leaves room for a loaded machine that reads two writes at once.
+      expect(reads).toBeGreaterThan(pieces.length / 2);
     } finally {
       await slow.stop();
     }
@@ -351,5 +355,12 @@ describe("the mock as a process", () => {
     }
     expect(await child.process.exited).not.toBe("spawn-error");
     await expect(fetch(`${child.url}/health`)).rejects.toThrow();
+  });
+
+  it("refuses a bad option, naming it and what was given", async () => {
+    const cli = fileURLToPath(new URL("../dist/chat-mock/cli.js", import.meta.url));
+    const proc = startProcess(process.execPath, [cli, "--token-delay-ms", "fast"]);
+    expect(await proc.exited).toBe(2);
+    expect(proc.output()).toContain('--token-delay-ms must be a whole number of 0 or more, got "fast"');
   });
 });

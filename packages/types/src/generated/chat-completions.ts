@@ -537,6 +537,8 @@ export interface components {
             return_tokens_as_token_ids?: boolean | null;
             /** @description vLLM extra. Add `prompt_token_ids` and each choice's `token_ids` to the answer. */
             return_token_ids?: boolean | null;
+            /** @description vLLM extra. Add `prompt_text`, the prompt the chat template produced, to the answer. */
+            return_prompt_text?: boolean | null;
             /**
              * @description vLLM extra. Salts the prefix cache so other users cannot probe prompts by timing: at most 128
              *     characters, none of `@`, `/`, `\` or NUL.
@@ -544,6 +546,10 @@ export interface components {
             cache_salt?: string | null;
             /** @description vLLM extra. Parameters for disaggregated prefill and decode. */
             kv_transfer_params?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description vLLM extra. Parameters for disaggregated encoder caching. */
+            ec_transfer_params?: {
                 [key: string]: unknown;
             } | null;
             /** @description vLLM extra. Strings, numbers or lists of them for custom server extensions. */
@@ -625,6 +631,8 @@ export interface components {
             stop_reason?: number | string | null;
             /** @description vLLM extra. The generated token ids, with `return_token_ids`. */
             token_ids?: number[] | null;
+            /** @description vLLM extra. A mixture-of-experts model's routing decisions (base64 `.npy`), when the server records them. */
+            routed_experts?: string | null;
         };
         /** @description Token counts of the request. */
         ChatCompletionUsage: {
@@ -647,6 +655,30 @@ export interface components {
                 rank?: number | null;
                 decoded_token?: string | null;
             };
+        } | null;
+        /**
+         * @description vLLM extra. Timings of the request, when the server reports them; null otherwise (and for `n` above 1).
+         *     Experimental in vLLM.
+         */
+        ChatRequestMetrics: {
+            time_to_first_token_ms?: number | null;
+            generation_time_ms?: number | null;
+            queue_time_ms?: number | null;
+            /** @description Mean time between output tokens. */
+            mean_itl_ms?: number | null;
+            tokens_per_second?: number | null;
+            /** @description Acceptance figures of speculative decoding, when it runs. */
+            speculative_decoding?: {
+                mean_acceptance_length?: number;
+                draft_acceptance_rate?: number;
+                acceptance_histogram?: number[];
+                num_spec_steps?: number;
+                num_accepted_draft_tokens?: number;
+                num_draft_tokens?: number;
+                num_spec_tokens?: number;
+                per_step_accepted?: number[] | null;
+                per_step_drafted?: number[] | null;
+            } | null;
         } | null;
         /**
          * @description A chat completion, as vLLM answers `stream: false`. The reply text is at `choices[0].message.content`.
@@ -674,6 +706,13 @@ export interface components {
             kv_transfer_params?: {
                 [key: string]: unknown;
             } | null;
+            /** @description vLLM extra. Parameters for disaggregated encoder caching. */
+            ec_transfer_params?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description vLLM extra. The prompt the chat template produced, with `return_prompt_text`. */
+            prompt_text?: string | null;
+            metrics?: components["schemas"]["ChatRequestMetrics"];
         };
         /**
          * @description A piece of a tool call. The first piece of call `index` carries its `id`, `type` and `function.name`;
@@ -741,6 +780,9 @@ export interface components {
             system_fingerprint?: string | null;
             /** @description vLLM extra. On the first chunk with `return_token_ids`. */
             prompt_token_ids?: number[] | null;
+            /** @description vLLM extra. On the first chunk with `return_prompt_text`. */
+            prompt_text?: string | null;
+            metrics?: components["schemas"]["ChatRequestMetrics"];
         };
         /**
          * @description An error after the stream began. The HTTP status is already 200, so vLLM sends the error as an event

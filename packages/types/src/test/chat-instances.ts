@@ -149,7 +149,8 @@ export const validChat: Record<string, Row[]> = {
       { ...withChoice({ token_ids: [9906, 0] }), prompt_token_ids: [1, 2, 3] },
     ],
     ["the fields older servers leave out", without(without(reply, "service_tier"), "kv_transfer_params")],
-    ["a field a newer server adds", { ...reply, metrics: { time_to_first_token_ms: 12.5 } }],
+    ["request metrics", { ...reply, metrics: { time_to_first_token_ms: 12.5, tokens_per_second: 80 } }],
+    ["a field a newer server adds", { ...reply, some_future_field: [1, 2] }],
   ],
   ChatCompletionChunk: [
     ["the role example", example("ChatCompletionChunkRole")],
