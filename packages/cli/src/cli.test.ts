@@ -76,6 +76,19 @@ describe("studio-serve command", () => {
       expect(output.stdout + output.stderr).not.toContain("sk-never-printed");
   });
 
+  it("reflects an inherited VLLM_API_KEY the way launch does, without printing it (issue #12)", async () => {
+    const env = { VLLM_API_KEY: "sk-inherited-secret" };
+    const text = await runCapture(["command", "full", "m"], env);
+    const json = await runCapture(["command", "full", "m", "--json"], env);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toBe(`VLLM_API_KEY="\${VLLM_API_KEY}" vllm serve m --host 127.0.0.1 --port 8000\n`);
+    expect(text.stderr).toContain("using the API key in VLLM_API_KEY");
+    expect(text.stderr).toContain("key from $VLLM_API_KEY");
+    // client.apiKey no longer says EMPTY while the server demands the key.
+    expect(JSON.parse(json.stdout)).toMatchObject({ client: { apiKey: "$" + "{VLLM_API_KEY}" } });
+    for (const output of [text, json]) expect(output.stdout + output.stderr).not.toContain("sk-inherited");
+  });
+
   it("the printed line, run by a shell, gives vLLM the key from the variable and the builder's argv", async () => {
     const { stdout } = await runCapture([
       "command",

@@ -141,6 +141,27 @@ function parseAdapter(text: string, index: number, helpFor: string): LoraAdapter
   return { name: text.slice(0, at), path: text.slice(at + 1) };
 }
 
+/** Where the server's key comes from: `--api-key-env NAME`, or a `VLLM_API_KEY` already in the environment. */
+export interface KeySource {
+  /** The environment variable that holds the key. */
+  name: string;
+  /** True when it is an inherited VLLM_API_KEY rather than --api-key-env: vLLM would read it anyway. */
+  inherited: boolean;
+}
+
+/**
+ * The one rule `command` and `launch` share: without --api-key-env, a VLLM_API_KEY already set would reach
+ * vLLM (it reads the variable itself), so it is the key the server will demand and clients must send.
+ */
+export function keySource(parsed: ParsedServeArgs, env: NodeJS.ProcessEnv): KeySource | undefined {
+  if (parsed.apiKeyEnv !== undefined) return { name: parsed.apiKeyEnv, inherited: false };
+  return env.VLLM_API_KEY ? { name: "VLLM_API_KEY", inherited: true } : undefined;
+}
+
+/** The line that says an inherited key is used, without printing it. */
+export const INHERITED_KEY_NOTE =
+  "studio-serve: using the API key in VLLM_API_KEY (set in this environment; vLLM would read it anyway)\n";
+
 /** A plain decimal number becomes a number; anything else stays a string for the builder to refuse. */
 export function numberOrRaw(value: unknown): unknown {
   return typeof value === "string" && /^\d{1,9}$/.test(value) ? Number(value) : value;

@@ -276,7 +276,7 @@ const refusals: [string, unknown, string, RegExp][] = [
     "extra args starting with a value",
     full({ extraArgs: ["other/model"] }),
     "extraArgs[0]",
-    /start with an option/,
+    /must be an option \(--name\): a bare value/,
   ],
   ["extra arg --", full({ extraArgs: ["--x", "--"] }), "extraArgs[1]", /'--'/],
   ["extra arg with a newline", full({ extraArgs: ["--x\n"] }), "extraArgs[0]", /newlines/],
@@ -344,9 +344,10 @@ describe("buildServeCommand refuses bad input with a clear error", () => {
     }
   });
 
-  it("allows a served model name on a LoRA serve through extra args (it names the base model)", () => {
-    const { argv } = buildServeCommand(lora({ extraArgs: ["--served-model-name", "base"] }));
-    expect(argv.slice(-2)).toEqual(["--served-model-name", "base"]);
+  it("refuses a served model name on a LoRA serve: it could take an adapter's name and answer for it with the base", () => {
+    expect(() => buildServeCommand(lora({ extraArgs: ["--served-model-name", "support"] }))).toThrow(
+      /must not set --served-model-name.*LoRA clients send an adapter's name/,
+    );
   });
 
   it("allows options that only start like an owned one", () => {

@@ -4,7 +4,7 @@ import { buildDockerCommand, buildServeCommand } from "@finetune-studio/serve-ki
 import { ExitCode } from "../exit-codes.js";
 import { SERVE_FLAGS } from "../help.js";
 import { type CliIo, UsageError } from "../io.js";
-import { COMMAND_OPTIONS, parseServeArgs } from "../serve-args.js";
+import { COMMAND_OPTIONS, INHERITED_KEY_NOTE, keySource, parseServeArgs } from "../serve-args.js";
 import type { CliCommand } from "./command-type.js";
 
 /** `studio-serve command`: prints the vllm serve (or docker run) command, or the builder's whole output. */
@@ -14,7 +14,10 @@ function runCommand(args: readonly string[], io: CliIo): number {
     io.out(HELP);
     return ExitCode.Ok;
   }
-  const { values, apiKeyEnv } = parsed;
+  const { values } = parsed;
+  const key = keySource(parsed, io.env);
+  const apiKeyEnv = key?.name;
+  if (key?.inherited === true) io.err(INHERITED_KEY_NOTE);
   // The key is referenced, never read: the printed command takes it from the variable when it runs.
   const keyReference = apiKeyEnv === undefined ? undefined : `\${${apiKeyEnv}}`;
   const options = keyReference === undefined ? parsed.options : { ...parsed.options, apiKey: keyReference };
@@ -36,7 +39,8 @@ function runCommand(args: readonly string[], io: CliIo): number {
   } else {
     const envPrefix = keyReference === undefined ? "" : `VLLM_API_KEY="${keyReference}" `;
     io.out(`${envPrefix}${result.shell}\n`);
-    io.err(`clients: base URL ${result.client.baseURL}, model "${result.client.model}"\n`);
+    const keyNote = apiKeyEnv === undefined ? "" : `, key from $${apiKeyEnv}`;
+    io.err(`clients: base URL ${result.client.baseURL}, model "${result.client.model}"${keyNote}\n`);
   }
   for (const warning of result.warnings) io.err(`warning: ${warning}\n`);
   return ExitCode.Ok;
