@@ -3,6 +3,7 @@
 
 // C0 controls (ESC starts a terminal sequence), DEL and the C1 controls (U+009B is a one-character CSI,
 // U+0085 a line break to some), the bidirectional marks, overrides and isolates, and U+2028/U+2029.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
 
 /** Whether a string holds a character `escapeForTerminal` would escape: refuse it in names. */

@@ -1,8 +1,16 @@
 import { execFileSync } from "node:child_process";
-import { accessSync, chmodSync, constants, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { accessSync, chmodSync, constants, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import { type ManagedProcess, startProcess } from "@finetune-studio/testing";
+import { afterAll } from "vitest";
+
+// Every prefix a test file makes is removed when the file is done: nothing is left in the temp folder.
+const prefixes = new Set<string>();
+afterAll(() => {
+  for (const dir of prefixes) rmSync(dir, { recursive: true, force: true });
+  prefixes.clear();
+});
 
 /** Debian's nginx, which .ci/run installs; NGINX_BIN may point elsewhere. Missing nginx fails the test. */
 export async function nginxBinary(): Promise<string> {
@@ -25,6 +33,7 @@ export interface NginxPrefix {
  */
 export function nginxPrefix(siteConfig: string): NginxPrefix {
   const dir = mkdtempSync(join(tmpdir(), "nginx-"));
+  prefixes.add(dir);
   // Workers may run as another user when the tests run as root: they must reach the temp paths.
   chmodSync(dir, 0o755);
   mkdirSync(join(dir, "tmp"));
