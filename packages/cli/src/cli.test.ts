@@ -321,3 +321,51 @@ describe("bad command lines", () => {
     expect(stderr).toMatch(/^studio-serve: /);
   });
 });
+
+describe("terminal safety (issue #17)", () => {
+  // Anything a terminal acts on: ESC (an OSC title change), BEL, C1 CSI, NEL, a right-to-left override.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+  const UNSAFE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+
+  it.each([
+    ["an unknown command", ["\u001b]0;pwned\u0007"]],
+    ["an unknown option", ["command", "full", "m", "--\u001b[2Jx"]],
+    ["an unexpected argument", ["doctor", "\u009b31mred"]],
+    ["a served name with U+202E", ["command", "full", "m", "--served-model-name", "a\u202Eb"]],
+    ["a served name with U+0085", ["command", "full", "m", "--served-model-name", "a\u0085b"]],
+    ["an adapter name with ESC", ["command", "lora", "b", "--adapter", "\u001b[31m=/x"]],
+    ["a kind with ESC", ["launch", "\u001b]0;x\u0007", "m"]],
+  ])("%s is refused and echoed escaped", async (_name, args) => {
+    const { code, stdout, stderr } = await runCapture(args);
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    expect(stderr).toMatch(/\\u00(1b|9b|85)|\\u202e/);
+    expect(stderr).not.toMatch(UNSAFE);
+  });
+
+  it("the nginx read timeout is bounded by the library, whatever the digits", async () => {
+    for (const value of ["1000000000000", "1000000000000000000000", "2147484"]) {
+      const { code, stderr } = await runCapture([
+        "nginx",
+        "--upstream",
+        "127.0.0.1:8001",
+        "--listen",
+        "8000",
+        "--read-timeout",
+        value,
+      ]);
+      expect(code).toBe(2);
+      expect(stderr).toMatch(
+        /^studio-serve: --read-timeout: must be a whole number of seconds from 1 to 2147483 \(given /,
+      );
+    }
+  });
+
+  it("docker refuses / and a whole home as the Hugging Face cache", async () => {
+    for (const dir of ["/", "/home/me"]) {
+      const { code, stderr } = await runCapture(["command", "full", "m", "--docker", "--hf-cache", dir]);
+      expect(code).toBe(2);
+      expect(stderr).toMatch(/^studio-serve: --hf-cache: must not be/);
+    }
+  });
+});

@@ -2,8 +2,8 @@ import { execFile } from "node:child_process";
 import { stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { probePort } from "@finetune-studio/internal";
 import { type DoctorProbes, parseNvidiaSmi } from "./doctor-checks.js";
-import { checkPort } from "./port-check.js";
 import { findExecutable } from "./which.js";
 
 interface RunResult {
@@ -12,8 +12,14 @@ interface RunResult {
   output: string;
 }
 
-/** Runs a program without a shell and collects its output; never throws. */
-function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<RunResult> {
+/**
+ * Runs a program without a shell and collects its output; never throws. The program is looked up here, on
+ * PATH's absolute directories only: execFile would also search the current directory for an empty or
+ * relative entry (`PATH=":/usr/bin"`), running whatever `./python3` is there.
+ */
+async function run(name: string, args: string[], env: NodeJS.ProcessEnv): Promise<RunResult> {
+  const command = await findExecutable(name, env.PATH);
+  if (command === undefined) return { ok: false, missing: true, output: `${name} is not on PATH` };
   return new Promise((resolve) => {
     execFile(command, args, { env, timeout: 20_000, encoding: "utf8" }, (error, stdout, stderr) => {
       const output = `${stdout}${stderr}`.trim();
@@ -69,7 +75,7 @@ export async function probeDoctor(env: NodeJS.ProcessEnv, host: string, port: nu
     findExecutable("vllm", env.PATH),
     probeGpus(env),
     probeHubLogin(env),
-    checkPort(host, port),
+    probePort(host, port),
   ]);
   return {
     python,

@@ -1,15 +1,14 @@
-import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { getFreePort } from "@finetune-studio/testing";
 import { describe, expect, it } from "vitest";
-import { cleanEnv, startCli } from "./test/cli-process.js";
+import { cleanEnv, startCli, tempDir } from "./test/cli-process.js";
 
 // `studio-serve doctor` against stand-in python3, vllm and nvidia-smi programs on a PATH of their own.
 
 function machine(programs: Record<string, string>, home: Record<string, string> = {}) {
-  const root = mkdtempSync(join(tmpdir(), "doctor-"));
+  const root = tempDir("doctor-");
   const bin = join(root, "bin");
   mkdirSync(bin);
   for (const [name, output] of Object.entries(programs)) {
@@ -25,8 +24,8 @@ function machine(programs: Record<string, string>, home: Record<string, string> 
   return cleanEnv({ PATH: bin, HOME: homeDir, HF_HOME: "" });
 }
 
-async function doctor(args: string[], env: NodeJS.ProcessEnv) {
-  const proc = startCli(["doctor", ...args], env);
+async function doctor(args: string[], env: NodeJS.ProcessEnv, cwd?: string) {
+  const proc = startCli(["doctor", ...args], env, cwd);
   const code = await proc.exited;
   return { code, output: proc.output() };
 }
@@ -82,5 +81,22 @@ describe("studio-serve doctor", { timeout: 60_000 }, () => {
     expect(code).toBe(0);
     expect(output).toMatch(/^warn {2}python +Python 3\.9\.18 \(python3\): meets 3\.8/m);
     expect(output).toMatch(/^ok {4}hub login +HF_TOKEN is set/m);
+  });
+
+  it("never runs a program from the current directory through an empty or relative PATH entry (issue #17)", async () => {
+    const env = machine({ python3: "Python 3.12.3", vllm: "" });
+    const cwd = tempDir("doctor-cwd-");
+    const marker = join(cwd, "ran");
+    for (const name of ["python3", "python", "nvidia-smi", "vllm"]) {
+      const file = join(cwd, name);
+      writeFileSync(file, `#!/bin/sh\ntouch '${marker}'\necho "Python 3.99.0"\n`);
+      chmodSync(file, 0o755);
+    }
+    mkdirSync(join(cwd, "rel"));
+    for (const path of [`:${env.PATH}`, `${env.PATH}::/nonexistent`, `.:${env.PATH}`, `rel:${env.PATH}`]) {
+      const { output } = await doctor(["--port", String(await getFreePort())], { ...env, PATH: path }, cwd);
+      expect(existsSync(marker)).toBe(false);
+      expect(output).toMatch(/Python 3\.12\.3/);
+    }
   });
 });

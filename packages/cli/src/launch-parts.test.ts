@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
+import { exitCodeOf } from "@finetune-studio/internal";
 import { buildServeCommand } from "@finetune-studio/serve-kit";
 import { describe, expect, it } from "vitest";
-import { exitCodeOf } from "./child.js";
 import { clientSnippet } from "./client-snippet.js";
 import { crashHints } from "./crash-hints.js";
 import { LogLines, RecentLines } from "./log-lines.js";

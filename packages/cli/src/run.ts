@@ -1,4 +1,5 @@
 import { createRequire } from "node:module";
+import { escapeForTerminal } from "@finetune-studio/internal";
 import { ServeConfigError } from "@finetune-studio/serve-kit";
 import { COMMANDS, findCommand } from "./commands/registry.js";
 import { ExitCode } from "./exit-codes.js";
@@ -35,11 +36,15 @@ export async function runCli(args: readonly string[], io: CliIo): Promise<number
     if (error instanceof UsageError) {
       const help =
         error.helpFor === undefined ? "studio-serve --help" : `studio-serve ${error.helpFor} --help`;
-      io.err(`studio-serve: ${error.message} (see ${help})\n`);
+      // The message may quote what the user typed: escaped, so it cannot steer the terminal.
+      io.err(`studio-serve: ${escapeForTerminal(error.message)} (see ${help})\n`);
       return ExitCode.Usage;
     }
     if (error instanceof ServeConfigError) {
-      io.err(`studio-serve: ${cliField(error.field)}: ${error.rule} (given ${error.given})\n`);
+      io.err(
+        escapeForTerminal(`studio-serve: ${cliField(error.field)}: ${error.rule} (given ${error.given})`) +
+          "\n",
+      );
       return ExitCode.Usage;
     }
     throw error;

@@ -25,6 +25,8 @@ export const COMMAND_OPTIONS = {
 export const LAUNCH_OPTIONS = {
   ...SERVE_OPTIONS,
   timeout: { type: "string" },
+  "stop-timeout": { type: "string" },
+  "log-dir": { type: "string" },
 } as const satisfies ParseArgsConfig["options"];
 
 type Values = Record<string, string | boolean | string[] | undefined>;
@@ -164,7 +166,8 @@ export const INHERITED_KEY_NOTE =
 
 /** A plain decimal number becomes a number; anything else stays a string for the builder to refuse. */
 export function numberOrRaw(value: unknown): unknown {
-  return typeof value === "string" && /^\d{1,9}$/.test(value) ? Number(value) : value;
+  // Any run of digits becomes a number (1e21 included), so the library's bound decides, with its message.
+  return typeof value === "string" && /^\d{1,30}$/.test(value) ? Number(value) : value;
 }
 
 /**

@@ -1,8 +1,42 @@
-import { mkdtempSync, readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type ManagedProcess, startProcess } from "@finetune-studio/testing";
+import { afterAll } from "vitest";
+
+// Every temporary directory a test file makes is removed when the file is done (issue #14).
+const madeDirs = new Set<string>();
+afterAll(() => {
+  for (const dir of madeDirs) rmSync(dir, { recursive: true, force: true });
+  madeDirs.clear();
+});
+
+/** A fresh temporary directory, removed after the test file. */
+export function tempDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  madeDirs.add(dir);
+  return dir;
+}
+
+/** The pids `ps` lists in a process group, zombies included; [] when none is left. */
+export function processGroupMembers(pgid: number): number[] {
+  const out = execFileSync("ps", ["-e", "-o", "pid=,pgid="], { encoding: "utf8" });
+  return out
+    .trim()
+    .split("\n")
+    .map((line) => line.trim().split(/\s+/).map(Number))
+    .filter(([, group]) => group === pgid)
+    .map(([pid]) => pid as number);
+}
+
+/** The process group id launch printed at start. */
+export function printedProcessGroup(output: string): number {
+  const match = /process group (\d+)\)/.exec(output);
+  if (!match) throw new Error(`launch printed no process group:\n${output}`);
+  return Number(match[1]);
+}
 
 // The CLI tests run the built executable, as a user would: `pnpm test` builds first.
 export const CLI = fileURLToPath(new URL("../../dist/main.js", import.meta.url));
@@ -29,11 +63,12 @@ export interface FakeVllmRecord {
   apiKey: string | null;
   pid: number;
   signals: string[];
+  workerPid: number | null;
 }
 
 /** An environment with the stand-in `vllm` first on PATH, recording into a fresh file. */
 export function fakeVllmEnv(extra: NodeJS.ProcessEnv = {}) {
-  const recordPath = join(mkdtempSync(join(tmpdir(), "fake-vllm-")), "record.json");
+  const recordPath = join(tempDir("fake-vllm-"), "record.json");
   const env = cleanEnv({
     PATH: `${FAKE_VLLM_BIN}:${dirname(process.execPath)}:${process.env.PATH ?? ""}`,
     FAKE_VLLM_NODE: process.execPath,
@@ -53,8 +88,8 @@ export function fakeVllmEnv(extra: NodeJS.ProcessEnv = {}) {
   };
 }
 
-export function startCli(args: readonly string[], env: NodeJS.ProcessEnv): ManagedProcess {
-  return startProcess(process.execPath, [CLI, ...args], { env });
+export function startCli(args: readonly string[], env: NodeJS.ProcessEnv, cwd?: string): ManagedProcess {
+  return startProcess(process.execPath, [CLI, ...args], { env, ...(cwd === undefined ? {} : { cwd }) });
 }
 
 /** Whether a process id is still alive. */
