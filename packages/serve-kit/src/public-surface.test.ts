@@ -18,14 +18,20 @@ describe("the public surface", () => {
   it("exports exactly the documented runtime names", () => {
     expect(Object.keys(api).sort()).toEqual([
       "DEFAULT_HF_CACHE_VOLUME",
+      "DEFAULT_PROMETHEUS_RULES_FILE",
       "DEFAULT_VLLM_IMAGE",
       "MAX_LORA_RANKS",
+      "PROMETHEUS_ALERTS",
       "ServeConfigError",
+      "VLLM_METRICS",
       "buildDockerCommand",
       "buildServeCommand",
       "maxLoraRankFor",
       "nginxConfig",
+      "prometheusConfig",
+      "prometheusRules",
       "serveConfigFromRecommendations",
+      "summarizeVllmMetrics",
     ]);
   });
 
