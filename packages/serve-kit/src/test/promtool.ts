@@ -30,3 +30,21 @@ export function tempFiles(files: Record<string, string>): { dir: string; remove(
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
+
+/** Debian's prometheus server (package `prometheus`). */
+export const PROMETHEUS = process.env.PROMETHEUS_BIN ?? "/usr/bin/prometheus";
+
+/** Asks a running Prometheus an instant query through its HTTP API; bounded in time. */
+export async function queryPrometheus(
+  baseUrl: string,
+  query: string,
+): Promise<{ metric: Record<string, string>; value: [number, string] }[]> {
+  const response = await fetch(`${baseUrl}/api/v1/query?query=${encodeURIComponent(query)}`, {
+    signal: AbortSignal.timeout(5_000),
+  });
+  const body = (await response.json()) as { status: string; data?: { result?: unknown } };
+  if (body.status !== "success" || !Array.isArray(body.data?.result)) {
+    throw new Error(`query ${query} failed: ${JSON.stringify(body).slice(0, 300)}`);
+  }
+  return body.data.result as { metric: Record<string, string>; value: [number, string] }[];
+}
