@@ -26,6 +26,7 @@ describe("the public surface", () => {
       "VLLM_METRICS",
       "buildDockerCommand",
       "buildServeCommand",
+      "checkListenAddress",
       "maxLoraRankFor",
       "nginxConfig",
       "prometheusConfig",
@@ -35,11 +36,19 @@ describe("the public surface", () => {
     ]);
   });
 
-  it("keeps the builders free of Node modules, so they run in a browser too (only the CLI uses Node)", () => {
-    const library = sourceFiles(SRC).filter((file) => !/^(cli|test)\//.test(relative(SRC, file)));
+  it("keeps the builders free of Node modules, so they run in a browser too (the CLI lives in @finetune-studio/cli)", () => {
+    const library = sourceFiles(SRC).filter((file) => !/^test\//.test(relative(SRC, file)));
     expect(library.length).toBeGreaterThan(5);
     for (const file of library) {
       expect(readFileSync(file, "utf8"), relative(SRC, file)).not.toMatch(/from "node:|process\.|require\(/);
     }
+  });
+});
+
+describe("the package manifest", () => {
+  it("depends at run time on the types and yaml only: the client and the CLI are not installed with it", () => {
+    const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+    expect(Object.keys(manifest.dependencies ?? {})).toEqual(["@finetune-studio/types", "yaml"]);
+    expect(manifest.bin).toBeUndefined();
   });
 });
