@@ -3,14 +3,19 @@ import { assertType, describe, expectTypeOf, it } from "vitest";
 import {
   buildDockerCommand,
   buildServeCommand,
+  type LatencyPercentiles,
   type MaxLoraRank,
   maxLoraRankFor,
   nginxConfig,
+  prometheusConfig,
+  prometheusRules,
   type ServeClientConfig,
   type ServeCommand,
   type ServeConfigError,
   type ServeOptions,
   serveConfigFromRecommendations,
+  summarizeVllmMetrics,
+  type VllmMetricsSummary,
 } from "./index.js";
 
 describe("types", () => {
@@ -60,5 +65,24 @@ describe("types", () => {
     expectTypeOf(maxLoraRankFor(48)).toEqualTypeOf<MaxLoraRank | undefined>();
     expectTypeOf<MaxLoraRank>().toEqualTypeOf<1 | 8 | 16 | 32 | 64 | 128 | 256 | 320 | 512>();
     expectTypeOf<ServeConfigError["field"]>().toEqualTypeOf<string>();
+  });
+  it("the monitoring functions take plain data and say whether the page was readable", () => {
+    const summary = summarizeVllmMetrics({ text: "", timeMs: 0 }, { text: "", timeMs: 0 });
+    expectTypeOf(summary).toEqualTypeOf<VllmMetricsSummary>();
+    if (summary.readable) {
+      expectTypeOf(summary.kvCacheUsage).toEqualTypeOf<number | null>();
+      expectTypeOf(summary.timeToFirstToken).toEqualTypeOf<LatencyPercentiles | null>();
+      expectTypeOf(summary.runningAdapters).toEqualTypeOf<readonly string[]>();
+    } else {
+      expectTypeOf(summary.reason).toEqualTypeOf<string>();
+    }
+    expectTypeOf(prometheusConfig({ targets: ["127.0.0.1:8001"] })).toEqualTypeOf<string>();
+    expectTypeOf(prometheusRules({ thresholds: { kvCacheUsage: 0.9 } })).toEqualTypeOf<string>();
+    // @ts-expect-error: a scrape text without its time cannot give rates
+    summarizeVllmMetrics({ text: "" });
+    // @ts-expect-error: thresholds are numbers
+    prometheusRules({ thresholds: { kvCacheUsage: "90%" } });
+    // @ts-expect-error: targets are host:port strings in a list
+    prometheusConfig({ targets: "127.0.0.1:8001" });
   });
 });

@@ -8,6 +8,27 @@ export {
 export { ServeConfigError } from "./errors.js";
 export { checkListenAddress } from "./listen-address.js";
 export { MAX_LORA_RANKS, type MaxLoraRank, maxLoraRankFor } from "./max-lora-rank.js";
+export {
+  DEFAULT_PROMETHEUS_RULES_FILE,
+  type PrometheusConfigOptions,
+  prometheusConfig,
+} from "./monitoring/prometheus-config.js";
+export {
+  PROMETHEUS_ALERTS,
+  type PrometheusRulesOptions,
+  type PrometheusThresholds,
+  prometheusRules,
+} from "./monitoring/prometheus-rules.js";
+export { VLLM_METRICS } from "./monitoring/vllm-metric-names.js";
+export {
+  type LatencyPercentiles,
+  type MetricsScrape,
+  type ReadableVllmMetrics,
+  summarizeVllmMetrics,
+  type UnreadableVllmMetrics,
+  type VllmLoad,
+  type VllmMetricsSummary,
+} from "./monitoring/vllm-summary.js";
 export { type NginxConfigOptions, nginxConfig } from "./nginx-config.js";
 export {
   type FineTunedWeights,

@@ -18,15 +18,21 @@ describe("the public surface", () => {
   it("exports exactly the documented runtime names", () => {
     expect(Object.keys(api).sort()).toEqual([
       "DEFAULT_HF_CACHE_VOLUME",
+      "DEFAULT_PROMETHEUS_RULES_FILE",
       "DEFAULT_VLLM_IMAGE",
       "MAX_LORA_RANKS",
+      "PROMETHEUS_ALERTS",
       "ServeConfigError",
+      "VLLM_METRICS",
       "buildDockerCommand",
       "buildServeCommand",
       "checkListenAddress",
       "maxLoraRankFor",
       "nginxConfig",
+      "prometheusConfig",
+      "prometheusRules",
       "serveConfigFromRecommendations",
+      "summarizeVllmMetrics",
     ]);
   });
 
@@ -40,9 +46,9 @@ describe("the public surface", () => {
 });
 
 describe("the package manifest", () => {
-  it("depends at run time on nothing but the types: the client and the CLI are not installed with it", () => {
+  it("depends at run time on the types and yaml only: the client and the CLI are not installed with it", () => {
     const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
-    expect(Object.keys(manifest.dependencies ?? {})).toEqual(["@finetune-studio/types"]);
+    expect(Object.keys(manifest.dependencies ?? {})).toEqual(["@finetune-studio/types", "yaml"]);
     expect(manifest.bin).toBeUndefined();
   });
 });

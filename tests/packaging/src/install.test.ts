@@ -77,8 +77,19 @@ describe("installed from the packed tarballs with npm", () => {
     const manifest = JSON.parse(
       node(["-p", 'JSON.stringify(require("@finetune-studio/serve-kit/package.json"))']),
     );
-    expect(Object.keys(manifest.dependencies ?? {})).toEqual(["@finetune-studio/types"]);
+    // yaml writes the Prometheus files.
+    expect(Object.keys(manifest.dependencies ?? {})).toEqual(["@finetune-studio/types", "yaml"]);
     expect(manifest.bin).toBeUndefined();
+  });
+
+  it("writes a Prometheus config through the installed serve-kit and its yaml dependency", () => {
+    const config = node([
+      "--input-type=module",
+      "-e",
+      'import { prometheusConfig } from "@finetune-studio/serve-kit"; console.log(prometheusConfig({ targets: ["127.0.0.1:8001"] }))',
+    ]);
+    expect(config).toContain("  - job_name: vllm\n");
+    expect(config).toContain("          - 127.0.0.1:8001\n");
   });
 
   it("builds a serve command through the installed serve-kit", () => {

@@ -9,11 +9,13 @@ const require = createRequire(import.meta.url);
 interface Cli {
   readonly packageName: string;
   readonly binName: string;
+  /** The bin's file, to run with node. */
+  readonly entry: string;
   run(args: readonly string[]): string;
 }
 
 /** `studio-serve`, as @finetune-studio/cli's package.json publishes it. */
-function studioServe(): Cli {
+export function studioServe(): Cli {
   const manifestPath = require.resolve("@finetune-studio/cli/package.json");
   const manifest = JSON.parse(readFileSync(manifestPath, "utf8")) as {
     name: string;
@@ -25,6 +27,7 @@ function studioServe(): Cli {
   return {
     packageName: manifest.name,
     binName,
+    entry,
     // stderr is kept for the error a failing run throws, not echoed into the build log.
     run: (args) =>
       execFileSync(process.execPath, [entry, ...args], {
