@@ -64,6 +64,7 @@ export function buildDockerCommand(options: ServeOptions, docker: DockerOptions 
     env: serverEnv(normalized),
     shell: toShellText(argv),
     client: clientConfig(normalized, normalized.host),
+    listen: { host: normalized.host, port: normalized.port },
     warnings: serveWarnings(normalized),
   };
 }

@@ -6,6 +6,7 @@ export {
   type DockerOptions,
 } from "./docker-command.js";
 export { ServeConfigError } from "./errors.js";
+export { checkListenAddress } from "./listen-address.js";
 export { MAX_LORA_RANKS, type MaxLoraRank, maxLoraRankFor } from "./max-lora-rank.js";
 export { type NginxConfigOptions, nginxConfig } from "./nginx-config.js";
 export {
@@ -16,6 +17,7 @@ export {
 export { buildServeCommand } from "./serve-command.js";
 export type {
   FullServeOptions,
+  ListenAddress,
   LoraAdapter,
   LoraServeOptions,
   ServeClientConfig,

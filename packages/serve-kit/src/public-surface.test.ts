@@ -29,17 +29,26 @@ describe("the public surface", () => {
       "buildServeCommand",
       "buildStackCommands",
       "buildStackValues",
+      "checkListenAddress",
       "maxLoraRankFor",
       "nginxConfig",
       "serveConfigFromRecommendations",
     ]);
   });
 
-  it("keeps the builders free of Node modules, so they run in a browser too (only the CLI uses Node)", () => {
-    const library = sourceFiles(SRC).filter((file) => !/^(cli|test)\//.test(relative(SRC, file)));
+  it("keeps the builders free of Node modules, so they run in a browser too (the CLI lives in @finetune-studio/cli)", () => {
+    const library = sourceFiles(SRC).filter((file) => !/^test\//.test(relative(SRC, file)));
     expect(library.length).toBeGreaterThan(5);
     for (const file of library) {
       expect(readFileSync(file, "utf8"), relative(SRC, file)).not.toMatch(/from "node:|process\.|require\(/);
     }
+  });
+});
+
+describe("the package manifest", () => {
+  it("depends at run time on nothing but the types: the client and the CLI are not installed with it", () => {
+    const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+    expect(Object.keys(manifest.dependencies ?? {})).toEqual(["@finetune-studio/types"]);
+    expect(manifest.bin).toBeUndefined();
   });
 });

@@ -30,7 +30,7 @@ describe("README examples", () => {
     expect(readme).toContain(`serve.argv; // ${JSON.stringify(serve.argv).replaceAll(",", ", ")}`);
     expect(readme).toContain(`serve.shell; // "${serve.shell}"`);
     expect(readme).toContain(
-      'serve.client; // { baseURL: "http://127.0.0.1:8000/v1", model: "support", apiKey: "EMPTY" }',
+      'serve.client; // { baseURL: "http://127.0.0.1:8000/v1", rootURL: "http://127.0.0.1:8000", model: "support", apiKey: "EMPTY" }',
     );
   });
 

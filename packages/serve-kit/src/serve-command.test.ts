@@ -101,6 +101,7 @@ describe("buildServeCommand: LoRA", () => {
     expect(command.argv.filter((word) => word === "--lora-modules")).toHaveLength(1);
     expect(command.client).toEqual({
       baseURL: "http://127.0.0.1:8000/v1",
+      rootURL: "http://127.0.0.1:8000",
       model: "support",
       apiKey: "EMPTY",
     });
@@ -152,6 +153,9 @@ describe("buildServeCommand: secrets and exposure", () => {
   ])("%s", (_name, { host, apiKey, baseURL, warns }) => {
     const command = buildServeCommand({ kind: "full", model: "m", host, ...(apiKey ? { apiKey } : {}) });
     expect(command.client.baseURL).toBe(baseURL);
+    // The root URL is the base URL without /v1, built once by the builder so no caller strips it by hand.
+    expect(`${command.client.rootURL}/v1`).toBe(baseURL);
+    expect(command.listen).toEqual({ host, port: 8000 });
     if (warns === undefined) expect(command.warnings).toEqual([]);
     else expect(command.warnings).toEqual([expect.stringMatching(warns)]);
   });

@@ -12,15 +12,15 @@ interface Cli {
   run(args: readonly string[]): string;
 }
 
-/** serve-kit's `studio-serve`, as its package.json publishes it. */
+/** `studio-serve`, as @finetune-studio/cli's package.json publishes it. */
 function studioServe(): Cli {
-  const manifestPath = require.resolve("@finetune-studio/serve-kit/package.json");
+  const manifestPath = require.resolve("@finetune-studio/cli/package.json");
   const manifest = JSON.parse(readFileSync(manifestPath, "utf8")) as {
     name: string;
     bin: Record<string, string>;
   };
   const [binName, binPath] = Object.entries(manifest.bin)[0] ?? [];
-  if (!binName || !binPath) throw new Error("@finetune-studio/serve-kit publishes no bin");
+  if (!binName || !binPath) throw new Error("@finetune-studio/cli publishes no bin");
   const entry = join(dirname(manifestPath), binPath);
   return {
     packageName: manifest.name,

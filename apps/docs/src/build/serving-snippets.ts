@@ -117,7 +117,7 @@ function chatRequest(client: ServeClientConfig) {
 
 function chatClientSnippet(client: ServeClientConfig): string {
   // This client takes the server's root URL and adds /v1 itself; the builder's baseURL is OpenAI-style.
-  const baseUrl = client.baseURL.replace(/\/v1$/, "");
+  const baseUrl = client.rootURL;
   return `import { createChatClient } from "@finetune-studio/client";
 
 const chat = createChatClient(${tsLiteral({ baseUrl })});

@@ -1,15 +1,13 @@
 import { execFileSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { accessSync, chmodSync, constants, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { isAbsolute, join } from "node:path";
 import { type ManagedProcess, startProcess } from "@finetune-studio/testing";
-import { findExecutable } from "../cli/which.js";
 
 /** Debian's nginx, which .ci/run installs; NGINX_BIN may point elsewhere. Missing nginx fails the test. */
 export async function nginxBinary(): Promise<string> {
-  const found =
-    process.env.NGINX_BIN ??
-    (await findExecutable("nginx", `${process.env.PATH ?? ""}:/usr/sbin:/usr/local/sbin:/sbin`));
+  const dirs = `${process.env.PATH ?? ""}:/usr/sbin:/usr/local/sbin:/sbin`.split(":").filter(isAbsolute);
+  const found = process.env.NGINX_BIN ?? dirs.map((dir) => join(dir, "nginx")).find(isExecutable);
   if (found === undefined) throw new Error("nginx is not installed: .ci/run installs Debian's nginx package");
   return found;
 }
@@ -75,4 +73,13 @@ export function startNginx(binary: string, prefix: NginxPrefix): ManagedProcess 
     "-g",
     "daemon off;",
   ]);
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }

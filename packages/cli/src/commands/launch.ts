@@ -1,16 +1,16 @@
 import { createChatClient, StudioAuthError, StudioTimeoutError } from "@finetune-studio/client";
-import { normalizeServeOptions } from "../internal/normalize.js";
-import { buildServeCommand } from "../serve-command.js";
-import { type ChildExit, exitCodeOf, supervise } from "./child.js";
-import { clientSnippet } from "./client-snippet.js";
-import { crashHints } from "./crash-hints.js";
-import { ExitCode } from "./exit-codes.js";
-import { LAUNCH_HELP } from "./help.js";
-import { type CliIo, UsageError } from "./io.js";
-import { LogLines, RecentLines } from "./log-lines.js";
-import { checkPort } from "./port-check.js";
-import { LAUNCH_OPTIONS, parseServeArgs } from "./serve-args.js";
-import { findExecutable } from "./which.js";
+import { buildServeCommand } from "@finetune-studio/serve-kit";
+import { type ChildExit, exitCodeOf, supervise } from "../child.js";
+import { clientSnippet } from "../client-snippet.js";
+import { crashHints } from "../crash-hints.js";
+import { ExitCode } from "../exit-codes.js";
+import { SERVE_FLAGS } from "../help.js";
+import { type CliIo, UsageError } from "../io.js";
+import { LogLines, RecentLines } from "../log-lines.js";
+import { checkPort } from "../port-check.js";
+import { LAUNCH_OPTIONS, parseServeArgs } from "../serve-args.js";
+import { findExecutable } from "../which.js";
+import type { CliCommand } from "./command-type.js";
 
 const DEFAULT_TIMEOUT_SECONDS = 1800;
 const PROGRESS_EVERY_MS = 15_000;
@@ -31,10 +31,10 @@ class Stopped extends Error {
  * `studio-serve launch`: starts vLLM, shows its logs, waits until it serves the model, sends a one-token
  * completion, prints the URL and a client snippet, and stays until vLLM exits, passing Ctrl-C on.
  */
-export async function runLaunch(args: readonly string[], io: CliIo): Promise<number> {
+async function runLaunch(args: readonly string[], io: CliIo): Promise<number> {
   const parsed = parseServeArgs("launch", args, LAUNCH_OPTIONS);
   if (parsed === "help") {
-    io.out(LAUNCH_HELP);
+    io.out(HELP);
     return ExitCode.Ok;
   }
   const helpFor = `launch ${parsed.kind}`;
@@ -47,7 +47,7 @@ export async function runLaunch(args: readonly string[], io: CliIo): Promise<num
   }
   const options = apiKey === undefined ? parsed.options : { ...parsed.options, apiKey };
   const built = buildServeCommand(options);
-  const { host, port } = normalizeServeOptions(options);
+  const { host, port } = built.listen;
   for (const warning of built.warnings) io.err(`warning: ${warning}\n`);
   if (parsed.apiKeyEnv === undefined && apiKeyEnv !== undefined) {
     io.err("studio-serve: using the API key in VLLM_API_KEY\n");
@@ -119,7 +119,7 @@ export async function runLaunch(args: readonly string[], io: CliIo): Promise<num
       io.err(`studio-serve: still loading (${formatDuration(Date.now() - started)}; vLLM is running)\n`);
     }, PROGRESS_EVERY_MS);
     const chat = createChatClient({
-      baseUrl: built.client.baseURL.replace(/\/v1$/, ""),
+      baseUrl: built.client.rootURL,
       ...(apiKey === undefined ? {} : { apiKey }),
       // The server runs on this machine, whatever address it listens on.
       allowInsecureHttp: true,
@@ -227,3 +227,27 @@ function formatDuration(ms: number): string {
 function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+const HELP = `studio-serve launch: start vLLM, wait until it serves the model, check it with a one-token
+completion, then keep running until vLLM stops. Ctrl-C (or SIGTERM) stops vLLM; the exit code is vLLM's.
+
+Usage:
+  studio-serve launch full <model> [options] [-- vllm options]
+  studio-serve launch lora <base> --adapter name=path [--adapter ...] [options] [-- vllm options]
+
+${SERVE_FLAGS}
+
+Waiting:
+  --timeout S               give up (and stop vLLM) when it is not ready after S seconds
+                            (default 1800: downloading and loading weights can take long)
+
+vllm must be on PATH (pip install vllm). Without --api-key-env, a VLLM_API_KEY already in the
+environment is used, since vLLM would read it anyway.
+`;
+
+export const launch: CliCommand = {
+  name: "launch",
+  synopsis: [["launch full|lora ... (same arguments)", "start vLLM, wait until it answers"]],
+  help: HELP,
+  run: runLaunch,
+};

@@ -1,9 +1,9 @@
 import { createServer } from "node:net";
 import { createChatClient } from "@finetune-studio/client";
+import { buildServeCommand } from "@finetune-studio/serve-kit";
 import { getFreePort, type ManagedProcess, waitForOutput } from "@finetune-studio/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { buildServeCommand } from "../index.js";
-import { fakeVllmEnv, isAlive, startCli } from "../test/cli-process.js";
+import { fakeVllmEnv, isAlive, startCli } from "./test/cli-process.js";
 
 // `studio-serve launch` for real, against a stand-in `vllm` on PATH (src/test/fixtures/fake-vllm.mjs) that
 // records its argv and serves the chat-completions contract with Prism on the port it was given.

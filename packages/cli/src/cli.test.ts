@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
+import { buildDockerCommand, buildServeCommand, nginxConfig } from "@finetune-studio/serve-kit";
 import { describe, expect, it } from "vitest";
-import { buildDockerCommand, buildServeCommand, nginxConfig } from "../index.js";
-import { runCapture } from "../test/run-cli.js";
+import { runCapture } from "./test/run-cli.js";
 
 describe("studio-serve command", () => {
   it("prints the builder's shell text for a full model, and the client config on stderr", async () => {

@@ -1,5 +1,5 @@
 import { type ParseArgsConfig, parseArgs } from "node:util";
-import type { LoraAdapter, ServeOptions } from "../serve-options.js";
+import type { LoraAdapter, ServeOptions } from "@finetune-studio/serve-kit";
 import { UsageError } from "./io.js";
 
 // The options `command` and `launch` share: the serving intent, as flags.

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { getFreePort } from "@finetune-studio/testing";
 import { describe, expect, it } from "vitest";
-import { cleanEnv, startCli } from "../test/cli-process.js";
+import { cleanEnv, startCli } from "./test/cli-process.js";
 
 // `studio-serve doctor` against stand-in python3, vllm and nvidia-smi programs on a PATH of their own.
 

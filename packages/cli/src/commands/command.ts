@@ -1,17 +1,17 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { buildDockerCommand } from "../docker-command.js";
-import { buildServeCommand } from "../serve-command.js";
-import { ExitCode } from "./exit-codes.js";
-import { COMMAND_HELP } from "./help.js";
-import { type CliIo, UsageError } from "./io.js";
-import { COMMAND_OPTIONS, parseServeArgs } from "./serve-args.js";
+import { buildDockerCommand, buildServeCommand } from "@finetune-studio/serve-kit";
+import { ExitCode } from "../exit-codes.js";
+import { SERVE_FLAGS } from "../help.js";
+import { type CliIo, UsageError } from "../io.js";
+import { COMMAND_OPTIONS, parseServeArgs } from "../serve-args.js";
+import type { CliCommand } from "./command-type.js";
 
 /** `studio-serve command`: prints the vllm serve (or docker run) command, or the builder's whole output. */
-export function runCommand(args: readonly string[], io: CliIo): number {
+function runCommand(args: readonly string[], io: CliIo): number {
   const parsed = parseServeArgs("command", args, COMMAND_OPTIONS);
   if (parsed === "help") {
-    io.out(COMMAND_HELP);
+    io.out(HELP);
     return ExitCode.Ok;
   }
   const { values, apiKeyEnv } = parsed;
@@ -46,3 +46,34 @@ export function runCommand(args: readonly string[], io: CliIo): number {
 function defaultHfCache(env: NodeJS.ProcessEnv): string {
   return env.HF_HOME || join(env.HOME || homedir(), ".cache", "huggingface");
 }
+
+const HELP = `studio-serve command: print the command that serves a fine-tuned model with vLLM.
+
+Usage:
+  studio-serve command full <model> [options] [-- vllm options]
+  studio-serve command lora <base> --adapter name=path [--adapter ...] [options] [-- vllm options]
+
+${SERVE_FLAGS}
+
+Output:
+  --json                    print the builder's whole output: argv, env, shell, client, warnings
+                            (a key appears as "\${NAME}", never its value)
+  --docker                  print a docker run command for the official vllm/vllm-openai image
+  --image I                 the image for --docker (default vllm/vllm-openai:latest; pin a tag)
+  --hf-cache DIR            host directory mounted as the Hugging Face cache for --docker
+                            (default $HF_HOME, else ~/.cache/huggingface)
+
+Examples:
+  studio-serve command full acme/support-8b --served-model-name support
+  studio-serve command lora meta-llama/Llama-3.1-8B-Instruct --adapter support=/models/support-lora
+`;
+
+export const command: CliCommand = {
+  name: "command",
+  synopsis: [
+    ["command full <model> [options] [-- vllm options]", "print the vllm serve command"],
+    ["command lora <base> --adapter name=path ... [options]", ""],
+  ],
+  help: HELP,
+  run: runCommand,
+};

@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
+import { buildServeCommand } from "@finetune-studio/serve-kit";
 import { describe, expect, it } from "vitest";
-import { buildServeCommand } from "../index.js";
 import { exitCodeOf } from "./child.js";
 import { clientSnippet } from "./client-snippet.js";
 import { crashHints } from "./crash-hints.js";

@@ -1,45 +1,36 @@
 import { createRequire } from "node:module";
-import { ServeConfigError } from "../errors.js";
-import { runCommand } from "./command.js";
-import { runDoctor } from "./doctor.js";
+import { ServeConfigError } from "@finetune-studio/serve-kit";
+import { COMMANDS, findCommand } from "./commands/registry.js";
 import { ExitCode } from "./exit-codes.js";
-import { helpFor, MAIN_HELP } from "./help.js";
+import { mainHelp } from "./help.js";
 import { type CliIo, UsageError } from "./io.js";
-import { runLaunch } from "./launch.js";
-import { runNginx } from "./nginx.js";
 import { cliField } from "./serve-args.js";
-
-const SUBCOMMANDS: Record<string, (args: readonly string[], io: CliIo) => number | Promise<number>> = {
-  command: runCommand,
-  launch: runLaunch,
-  doctor: runDoctor,
-  nginx: runNginx,
-};
 
 /** Runs `studio-serve <args>` and resolves with the exit code. Bad input is one line on stderr and code 2. */
 export async function runCli(args: readonly string[], io: CliIo): Promise<number> {
   const [subcommand, ...rest] = args;
   if (subcommand === undefined) {
-    io.err(MAIN_HELP);
+    io.err(mainHelp(COMMANDS));
     return ExitCode.Usage;
   }
   if (subcommand === "--help" || subcommand === "-h") {
-    io.out(MAIN_HELP);
+    io.out(mainHelp(COMMANDS));
     return ExitCode.Ok;
   }
   if (subcommand === "help") {
-    io.out(helpFor(rest[0]));
+    const topic = rest[0] === undefined ? undefined : findCommand(rest[0]);
+    io.out(topic === undefined ? mainHelp(COMMANDS) : topic.help);
     return ExitCode.Ok;
   }
   if (subcommand === "--version" || subcommand === "-v") {
-    const { version } = createRequire(import.meta.url)("../../package.json") as { version: string };
+    const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
     io.out(`${version}\n`);
     return ExitCode.Ok;
   }
-  const run = SUBCOMMANDS[subcommand];
+  const command = findCommand(subcommand);
   try {
-    if (run === undefined) throw new UsageError(`unknown command "${subcommand}"`);
-    return await run(rest, io);
+    if (command === undefined) throw new UsageError(`unknown command "${subcommand}"`);
+    return await command.run(rest, io);
   } catch (error) {
     if (error instanceof UsageError) {
       const help =

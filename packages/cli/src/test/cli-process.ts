@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { type ManagedProcess, startProcess } from "@finetune-studio/testing";
 
 // The CLI tests run the built executable, as a user would: `pnpm test` builds first.
-export const CLI = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
+export const CLI = fileURLToPath(new URL("../../dist/main.js", import.meta.url));
 export const FAKE_VLLM_BIN = fileURLToPath(new URL("./fixtures/bin", import.meta.url));
 
 /** The environment of a test run: no key or proxy settings from the developer's shell leak in. */

@@ -1,0 +1,12 @@
+import { command } from "./command.js";
+import type { CliCommand } from "./command-type.js";
+import { doctor } from "./doctor.js";
+import { launch } from "./launch.js";
+import { nginx } from "./nginx.js";
+
+/** Every command, in the order the main help lists them. The dispatcher and the help read only this. */
+export const COMMANDS: readonly CliCommand[] = [command, launch, doctor, nginx];
+
+export function findCommand(name: string): CliCommand | undefined {
+  return COMMANDS.find((entry) => entry.name === name);
+}
