@@ -3,9 +3,10 @@ import type { CliCommand } from "./command-type.js";
 import { doctor } from "./doctor.js";
 import { launch } from "./launch.js";
 import { nginx } from "./nginx.js";
+import { stack } from "./stack.js";
 
 /** Every command, in the order the main help lists them. The dispatcher and the help read only this. */
-export const COMMANDS: readonly CliCommand[] = [command, launch, doctor, nginx];
+export const COMMANDS: readonly CliCommand[] = [command, launch, doctor, nginx, stack];
 
 export function findCommand(name: string): CliCommand | undefined {
   return COMMANDS.find((entry) => entry.name === name);

@@ -32,8 +32,8 @@ describe("buildStackCommands", () => {
       "serving",
       "--values",
       "out/values.yaml",
-      "--create-namespace",
     ]);
+    expect(commands.createNamespace?.shell).toBe("kubectl create namespace serving");
     expect(commands.upgrade.shell).toBe(
       "helm upgrade support vllm/vllm-stack --version 0.1.12 --namespace serving --values out/values.yaml",
     );
@@ -49,6 +49,14 @@ describe("buildStackCommands", () => {
       "30080:80",
     ]);
     expect(commands.applyAdapters).toBeUndefined();
+    // The namespace must exist before the Secret goes into it, and the Secret before the engines start.
+    expect(commands.installSteps.map((step) => step.argv.slice(0, 3).join(" "))).toEqual([
+      "helm repo add",
+      "helm repo update",
+      "kubectl create namespace",
+      "kubectl create secret",
+      "helm install support",
+    ]);
     expect(commands.createHfTokenSecret).toBeUndefined();
   });
 
@@ -88,6 +96,14 @@ describe("buildStackCommands", () => {
       { adaptersFile: "adapters.yaml", hfTokenFrom: { env: "MY_HF_TOKEN" } },
     );
     expect(commands.applyAdapters?.shell).toBe("kubectl apply --filename adapters.yaml");
+    expect(commands.installSteps).toEqual([
+      commands.repoAdd,
+      commands.repoUpdate,
+      commands.createApiKeySecret,
+      commands.createHfTokenSecret,
+      commands.install,
+      commands.applyAdapters,
+    ]);
     expect(commands.createHfTokenSecret?.shell).toBe(
       "printf '%s' \"$MY_HF_TOKEN\" | kubectl create secret generic hf --from-file=token=/dev/stdin",
     );

@@ -42,6 +42,8 @@ export interface StackCommands {
   repoAdd: StackCommand;
   /** `helm repo update`: fetches its index, so the pinned version is found. */
   repoUpdate: StackCommand;
+  /** `kubectl create namespace`, when a namespace is given: the Secrets go in it before the chart does. */
+  createNamespace?: StackCommand;
   /** `kubectl create secret generic` for the API key, when the configuration has one. */
   createApiKeySecret?: StackCommand;
   /** `kubectl create secret generic` for the Hugging Face token, when `hfTokenSecret` is given. */
@@ -56,6 +58,8 @@ export interface StackCommands {
   restart: StackCommand;
   /** `kubectl port-forward` to the router, to try it from this machine on http://127.0.0.1:30080/v1. */
   portForward: StackCommand;
+  /** The install, in the order to run it: repository, namespace, Secrets, chart, then adapters. */
+  installSteps: StackCommand[];
 }
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -85,7 +89,7 @@ export function buildStackCommands(
   const namespace = stack.namespace === undefined ? [] : ["--namespace", stack.namespace];
   const chart = `${VLLM_STACK_CHART.repositoryName}/${VLLM_STACK_CHART.name}`;
   const chartArgs = [chart, "--version", VLLM_STACK_CHART.version, ...namespace, "--values", valuesFile];
-  const commands: StackCommands = {
+  const commands: Omit<StackCommands, "installSteps"> = {
     repoAdd: command([
       "helm",
       "repo",
@@ -94,13 +98,7 @@ export function buildStackCommands(
       VLLM_STACK_CHART.repositoryUrl,
     ]),
     repoUpdate: command(["helm", "repo", "update", VLLM_STACK_CHART.repositoryName]),
-    install: command([
-      "helm",
-      "install",
-      stack.release,
-      ...chartArgs,
-      ...(stack.namespace === undefined ? [] : ["--create-namespace"]),
-    ]),
+    install: command(["helm", "install", stack.release, ...chartArgs]),
     upgrade: command(["helm", "upgrade", stack.release, ...chartArgs]),
     restart: command([
       "kubectl",
@@ -117,15 +115,32 @@ export function buildStackCommands(
       "30080:80",
     ]),
   };
+  if (stack.namespace !== undefined) {
+    commands.createNamespace = command(["kubectl", "create", "namespace", stack.namespace]);
+  }
   if (stack.apiKeySecret !== undefined) {
     commands.createApiKeySecret = createSecret(stack, stack.apiKeySecret, apiKeyFrom);
   }
   if (stack.hfTokenSecret !== undefined) {
     commands.createHfTokenSecret = createSecret(stack, stack.hfTokenSecret, hfTokenFrom);
   }
-  if (runtimeLoading(stack))
+  if (runtimeLoading(stack)) {
     commands.applyAdapters = command(["kubectl", "apply", ...namespace, "--filename", adaptersFile]);
-  return commands;
+  }
+  const installSteps = [
+    commands.repoAdd,
+    commands.repoUpdate,
+    ...[commands.createNamespace, commands.createApiKeySecret, commands.createHfTokenSecret].filter(
+      isDefined,
+    ),
+    commands.install,
+    ...[commands.applyAdapters].filter(isDefined),
+  ];
+  return { ...commands, installSteps };
+}
+
+function isDefined<T>(value: T | undefined): value is T {
+  return value !== undefined;
 }
 
 function command(argv: string[], stdinFromEnv?: string): StackCommand {
