@@ -13,7 +13,7 @@ interface Cli {
 }
 
 /** `studio-serve`, as @finetune-studio/cli's package.json publishes it. */
-function studioServe(): Cli {
+export function studioServe(): Cli {
   const manifestPath = require.resolve("@finetune-studio/cli/package.json");
   const manifest = JSON.parse(readFileSync(manifestPath, "utf8")) as {
     name: string;

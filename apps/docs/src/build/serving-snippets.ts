@@ -13,6 +13,7 @@ import {
 import { loadContracts } from "./contracts.js";
 import type { Snippet } from "./markdown.js";
 import { cliSnippet } from "./serving-cli.js";
+import { stackSnippets } from "./serving-stack.js";
 import { multilineCommand } from "./shell-lines.js";
 import { SourceCode, tsLiteral } from "./ts-literal.js";
 
@@ -102,6 +103,7 @@ export function servingSnippets(): Record<string, Snippet> {
         listen: balancerPort,
       }),
     },
+    ...stackSnippets(),
   };
 }
 
