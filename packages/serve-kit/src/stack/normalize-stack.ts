@@ -240,6 +240,8 @@ function checkAbsoluteDirectory(value: unknown, field: string): string {
   if (!path.startsWith("/") || path.split("/").some((part) => part === "." || part === "..")) {
     refuse(field, "must be an absolute path without '.' or '..' segments", value);
   }
+  if (/^\/+$/.test(path))
+    refuse(field, "must be a directory below /: a volume cannot be mounted over the container's root", value);
   if (path.includes(":") || hasControlCharacter(path))
     refuse(field, "must not hold ':' or control characters", value);
   return path.length > 1 ? path.replace(/\/+$/, "") : path;
@@ -317,7 +319,7 @@ function checkLocalPaths(stack: NormalizedStack): void {
         reference,
       );
     }
-    if (mountPath !== "/" && reference !== mountPath && !reference.startsWith(`${mountPath}/`)) {
+    if (reference !== mountPath && !reference.startsWith(`${mountPath}/`)) {
       refuse(field, `must sit under ${mountPath}, the directory storage mounts in the pods`, reference);
     }
   }

@@ -235,6 +235,14 @@ describe("buildStackValues refuses, naming the field, the rule and what was give
       { options: { storage: { kind: "hostPath", path: "models" } }, field: "storage.path", rule: /absolute/ },
     ],
     [
+      "a claim mounted over the root",
+      {
+        options: { storage: { kind: "claim", claimName: "w", mountPath: "/" } },
+        field: "storage.mountPath",
+        rule: /below \//,
+      },
+    ],
+    [
       "an unknown storage kind",
       { options: { storage: { kind: "nfs" } }, field: "storage.kind", rule: /pvc/ },
     ],
