@@ -64,6 +64,11 @@ function printValues(parsed: ParsedStackArgs, io: CliIo): number {
     `# after re-uploading the weights: ${commands.restart.shell}`,
   ];
   emit(io, out, VALUES_FILE, yaml, [...steps, ...later]);
+  if (options.apiKeySecret === undefined) {
+    io.err(
+      "warning: no --api-key-secret: anything in the cluster that reaches the router or an engine can use the model\n",
+    );
+  }
   return ExitCode.Ok;
 }
 
