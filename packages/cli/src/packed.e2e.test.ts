@@ -28,6 +28,10 @@ describe("the packed package", { timeout: 120_000 }, () => {
     for (const dependency of ["client", "serve-kit", "types"]) {
       symlinkSync(join(PACKAGES, dependency), join(project, "node_modules", "@finetune-studio", dependency));
     }
+    // Dependencies from the registry, as npm would install them: the ones this workspace installed.
+    for (const dependency of ["yaml"]) {
+      symlinkSync(join(PACKAGE_DIR, "node_modules", dependency), join(project, "node_modules", dependency));
+    }
     mkdirSync(join(project, "node_modules", ".bin"));
     symlinkSync(
       join("..", "@finetune-studio", "cli", "dist", "main.js"),
@@ -39,7 +43,7 @@ describe("the packed package", { timeout: 120_000 }, () => {
   it("declares real versions, ships no tests or sources, and an executable bin with a shebang", () => {
     const manifest = JSON.parse(readFileSync(join(installed, "package.json"), "utf8"));
     for (const version of Object.values<string>(manifest.dependencies))
-      expect(version).toMatch(/^\d+\.\d+\.\d+/);
+      expect(version).toMatch(/^[\^~]?\d+\.\d+\.\d+/);
     expect(manifest.bin).toEqual({ "studio-serve": "./dist/main.js" });
     const files = execFileSync("find", [".", "-type", "f"], { cwd: installed, encoding: "utf8" }).split("\n");
     expect(files.filter((file) => /\.test\.|\/src\/|fixtures|\/test\//.test(file))).toEqual([]);
@@ -55,6 +59,9 @@ describe("the packed package", { timeout: 120_000 }, () => {
     expect(execFileSync(bin, ["--help"], { env, encoding: "utf8" })).toMatch(/^studio-serve: serve a model/);
     expect(execFileSync(bin, ["command", "full", "acme/m"], { env, encoding: "utf8" })).toBe(
       "vllm serve acme/m --host 127.0.0.1 --port 8000\n",
+    );
+    expect(execFileSync(bin, ["stack", "values", "full", "acme/m"], { env, encoding: "utf8" })).toContain(
+      "modelURL: acme/m\n",
     );
   });
 });

@@ -2,8 +2,12 @@ import type { Recommendations } from "@finetune-studio/types";
 import { assertType, describe, expectTypeOf, it } from "vitest";
 import {
   buildDockerCommand,
+  buildLoraAdapterResources,
   buildServeCommand,
+  buildStackCommands,
+  buildStackValues,
   type LatencyPercentiles,
+  type LoraAdapterResource,
   type MaxLoraRank,
   maxLoraRankFor,
   nginxConfig,
@@ -13,6 +17,8 @@ import {
   type ServeCommand,
   type ServeConfigError,
   type ServeOptions,
+  type StackCommands,
+  type StackValues,
   serveConfigFromRecommendations,
   summarizeVllmMetrics,
   type VllmMetricsSummary,
@@ -84,5 +90,21 @@ describe("types", () => {
     prometheusRules({ thresholds: { kvCacheUsage: "90%" } });
     // @ts-expect-error: targets are host:port strings in a list
     prometheusConfig({ targets: "127.0.0.1:8001" });
+  });
+
+  it("the stack builders take a serve configuration and return plain data", () => {
+    const full: ServeOptions = { kind: "full", model: "m/m" };
+    expectTypeOf(buildStackValues(full)).toEqualTypeOf<StackValues>();
+    expectTypeOf(buildStackCommands(full, { release: "r" })).toEqualTypeOf<StackCommands>();
+    expectTypeOf(buildLoraAdapterResources(full, {})).toEqualTypeOf<LoraAdapterResource[]>();
+    assertType(buildStackValues(full, { storage: { kind: "claim", claimName: "c", mountPath: "/m" } }));
+    // @ts-expect-error: a key is a Secret reference, never a value
+    buildStackValues(full, { apiKeySecret: "sk-123" });
+    // @ts-expect-error: routing modes that need LMCache are not offered
+    buildStackValues(full, { routingLogic: "kvaware" });
+    // @ts-expect-error: a pvc needs a size
+    buildStackValues(full, { storage: { kind: "pvc" } });
+    // @ts-expect-error: a secret source is a file or a variable
+    buildStackCommands(full, {}, { apiKeyFrom: { value: "sk-123" } });
   });
 });

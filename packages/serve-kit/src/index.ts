@@ -45,3 +45,24 @@ export type {
   ServeCommand,
   ServeOptions,
 } from "./serve-options.js";
+export { LORA_ADAPTER_API_VERSION, VLLM_STACK_CHART } from "./stack/chart.js";
+export { buildLoraAdapterResource, buildLoraAdapterResources } from "./stack/lora-adapter-resource.js";
+export {
+  buildStackCommands,
+  type SecretSource,
+  type StackCommand,
+  type StackCommandFiles,
+  type StackCommands,
+} from "./stack/stack-commands.js";
+export type {
+  LoraAdapterResource,
+  SecretKeyReference,
+  StackAdapterLoading,
+  StackDtype,
+  StackModelSpec,
+  StackOptions,
+  StackRoutingLogic,
+  StackStorage,
+  StackValues,
+} from "./stack/stack-options.js";
+export { buildStackValues } from "./stack/stack-values.js";

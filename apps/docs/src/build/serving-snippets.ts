@@ -16,6 +16,7 @@ import {
 import { loadContracts } from "./contracts.js";
 import type { Snippet } from "./markdown.js";
 import { cliSnippet, studioServe } from "./serving-cli.js";
+import { stackSnippets } from "./serving-stack.js";
 import { multilineCommand } from "./shell-lines.js";
 import { statusExample } from "./status-example.js";
 import { SourceCode, tsLiteral } from "./ts-literal.js";
@@ -107,6 +108,7 @@ export function servingSnippets(): Record<string, Snippet> {
       }),
     },
     ...monitoringSnippets(),
+    ...stackSnippets(),
   };
 }
 
