@@ -1,13 +1,9 @@
-import { createServer } from "node:net";
+import { probePort } from "@finetune-studio/internal";
 import { type SandboxOptions, services, UsageError } from "./options.js";
 
-/** Whether a TCP port on loopback can be listened on right now. */
-export function isFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once("error", () => resolve(false));
-    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
-  });
+/** Whether a TCP port on loopback can be listened on right now (internal's probe, which the CLI uses too). */
+export async function isFree(port: number): Promise<boolean> {
+  return (await probePort("127.0.0.1", port)).state === "free";
 }
 
 /** Refuses to start anything when a port is taken, naming the port and how to choose another. */

@@ -2,3 +2,13 @@
 // One file per concern; add a line here for each new one.
 export { codePointLength, describeSecret, describeValue } from "./describe.js";
 export { isHostname, isIPv4, isIPv6, isIpAddress, isLoopbackHost, isWildcardHost } from "./hosts.js";
+export { type PortState, probePort } from "./port-probe.js";
+export {
+  type ChildExit,
+  exitCodeOf,
+  type ProcessGroup,
+  type SpawnGroupOptions,
+  spawnGroup,
+} from "./process-group.js";
+export { escapeForTerminal, hasTerminalControl } from "./terminal.js";
+export { MAX_TIMER_MS } from "./timers.js";

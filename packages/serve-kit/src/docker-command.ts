@@ -64,6 +64,7 @@ export function buildDockerCommand(options: ServeOptions, docker: DockerOptions 
     env: serverEnv(normalized),
     shell: toShellText(argv),
     client: clientConfig(normalized, normalized.host),
+    listen: { host: normalized.host, port: normalized.port },
     warnings: serveWarnings(normalized),
   };
 }
@@ -92,7 +93,26 @@ function checkCacheDir(dir: unknown): string {
       describeValue(dir),
     );
   }
+  checkMountSource(dir, "docker.hfCacheDir");
   return dir;
+}
+
+// Directories too wide to hand a root container: the host's root (read-write for the cache) and a whole home
+// (its keys and tokens). `/home/<user>` and `/Users/<user>` are recognised by shape, since the builders do
+// not know who runs them; the trailing slashes and `.` segments docker would ignore are ignored too.
+const TOO_WIDE = /^\/(?:(?:root|home|Users)(?:\/[^/]+)?)?$/;
+
+function checkMountSource(path: string, field: string): void {
+  const normal = path.replace(/\/(?:\.?\/)+/g, "/").replace(/\/\.?$/, "") || "/";
+  if (TOO_WIDE.test(normal)) {
+    throw new ServeConfigError(
+      field,
+      normal === "/"
+        ? "must not be / for docker: the container runs as root and would get the host's whole file system"
+        : "must not be a whole home directory for docker: the container runs as root and would get its keys and tokens; mount the directory that holds the files",
+      describeValue(path),
+    );
+  }
 }
 
 /**
@@ -124,6 +144,7 @@ function localPathMounts(options: NormalizedServe): string[] {
         describeValue(reference),
       );
     }
+    checkMountSource(reference, field);
     if (!mounts.includes(reference)) mounts.push(reference);
   }
   return mounts;

@@ -2,15 +2,26 @@ import type { Recommendations } from "@finetune-studio/types";
 import { assertType, describe, expectTypeOf, it } from "vitest";
 import {
   buildDockerCommand,
+  buildLoraAdapterResources,
   buildServeCommand,
+  buildStackCommands,
+  buildStackValues,
+  type LatencyPercentiles,
+  type LoraAdapterResource,
   type MaxLoraRank,
   maxLoraRankFor,
   nginxConfig,
+  prometheusConfig,
+  prometheusRules,
   type ServeClientConfig,
   type ServeCommand,
   type ServeConfigError,
   type ServeOptions,
+  type StackCommands,
+  type StackValues,
   serveConfigFromRecommendations,
+  summarizeVllmMetrics,
+  type VllmMetricsSummary,
 } from "./index.js";
 
 describe("types", () => {
@@ -60,5 +71,40 @@ describe("types", () => {
     expectTypeOf(maxLoraRankFor(48)).toEqualTypeOf<MaxLoraRank | undefined>();
     expectTypeOf<MaxLoraRank>().toEqualTypeOf<1 | 8 | 16 | 32 | 64 | 128 | 256 | 320 | 512>();
     expectTypeOf<ServeConfigError["field"]>().toEqualTypeOf<string>();
+  });
+  it("the monitoring functions take plain data and say whether the page was readable", () => {
+    const summary = summarizeVllmMetrics({ text: "", timeMs: 0 }, { text: "", timeMs: 0 });
+    expectTypeOf(summary).toEqualTypeOf<VllmMetricsSummary>();
+    if (summary.readable) {
+      expectTypeOf(summary.kvCacheUsage).toEqualTypeOf<number | null>();
+      expectTypeOf(summary.timeToFirstToken).toEqualTypeOf<LatencyPercentiles | null>();
+      expectTypeOf(summary.runningAdapters).toEqualTypeOf<readonly string[]>();
+    } else {
+      expectTypeOf(summary.reason).toEqualTypeOf<string>();
+    }
+    expectTypeOf(prometheusConfig({ targets: ["127.0.0.1:8001"] })).toEqualTypeOf<string>();
+    expectTypeOf(prometheusRules({ thresholds: { kvCacheUsage: 0.9 } })).toEqualTypeOf<string>();
+    // @ts-expect-error: a scrape text without its time cannot give rates
+    summarizeVllmMetrics({ text: "" });
+    // @ts-expect-error: thresholds are numbers
+    prometheusRules({ thresholds: { kvCacheUsage: "90%" } });
+    // @ts-expect-error: targets are host:port strings in a list
+    prometheusConfig({ targets: "127.0.0.1:8001" });
+  });
+
+  it("the stack builders take a serve configuration and return plain data", () => {
+    const full: ServeOptions = { kind: "full", model: "m/m" };
+    expectTypeOf(buildStackValues(full)).toEqualTypeOf<StackValues>();
+    expectTypeOf(buildStackCommands(full, { release: "r" })).toEqualTypeOf<StackCommands>();
+    expectTypeOf(buildLoraAdapterResources(full, {})).toEqualTypeOf<LoraAdapterResource[]>();
+    assertType(buildStackValues(full, { storage: { kind: "claim", claimName: "c", mountPath: "/m" } }));
+    // @ts-expect-error: a key is a Secret reference, never a value
+    buildStackValues(full, { apiKeySecret: "sk-123" });
+    // @ts-expect-error: routing modes that need LMCache are not offered
+    buildStackValues(full, { routingLogic: "kvaware" });
+    // @ts-expect-error: a pvc needs a size
+    buildStackValues(full, { storage: { kind: "pvc" } });
+    // @ts-expect-error: a secret source is a file or a variable
+    buildStackCommands(full, {}, { apiKeyFrom: { value: "sk-123" } });
   });
 });

@@ -6,7 +6,29 @@ export {
   type DockerOptions,
 } from "./docker-command.js";
 export { ServeConfigError } from "./errors.js";
+export { checkListenAddress } from "./listen-address.js";
 export { MAX_LORA_RANKS, type MaxLoraRank, maxLoraRankFor } from "./max-lora-rank.js";
+export {
+  DEFAULT_PROMETHEUS_RULES_FILE,
+  type PrometheusConfigOptions,
+  prometheusConfig,
+} from "./monitoring/prometheus-config.js";
+export {
+  PROMETHEUS_ALERTS,
+  type PrometheusRulesOptions,
+  type PrometheusThresholds,
+  prometheusRules,
+} from "./monitoring/prometheus-rules.js";
+export { VLLM_METRICS } from "./monitoring/vllm-metric-names.js";
+export {
+  type LatencyPercentiles,
+  type MetricsScrape,
+  type ReadableVllmMetrics,
+  summarizeVllmMetrics,
+  type UnreadableVllmMetrics,
+  type VllmLoad,
+  type VllmMetricsSummary,
+} from "./monitoring/vllm-summary.js";
 export { type NginxConfigOptions, nginxConfig } from "./nginx-config.js";
 export {
   type FineTunedWeights,
@@ -16,9 +38,31 @@ export {
 export { buildServeCommand } from "./serve-command.js";
 export type {
   FullServeOptions,
+  ListenAddress,
   LoraAdapter,
   LoraServeOptions,
   ServeClientConfig,
   ServeCommand,
   ServeOptions,
 } from "./serve-options.js";
+export { LORA_ADAPTER_API_VERSION, VLLM_STACK_CHART } from "./stack/chart.js";
+export { buildLoraAdapterResource, buildLoraAdapterResources } from "./stack/lora-adapter-resource.js";
+export {
+  buildStackCommands,
+  type SecretSource,
+  type StackCommand,
+  type StackCommandFiles,
+  type StackCommands,
+} from "./stack/stack-commands.js";
+export type {
+  LoraAdapterResource,
+  SecretKeyReference,
+  StackAdapterLoading,
+  StackDtype,
+  StackModelSpec,
+  StackOptions,
+  StackRoutingLogic,
+  StackStorage,
+  StackValues,
+} from "./stack/stack-options.js";
+export { buildStackValues } from "./stack/stack-values.js";

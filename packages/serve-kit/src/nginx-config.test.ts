@@ -70,7 +70,7 @@ describe("nginxConfig", () => {
       "a zero timeout",
       { upstreams: ["a:1"], listen: 80, readTimeoutSeconds: 0 },
       "readTimeoutSeconds",
-      /at least 1/,
+      /from 1 to 2147483/,
     ],
     [
       "an unknown option",

@@ -8,13 +8,7 @@ import {
   isLoopbackHost,
   isWildcardHost,
 } from "./internal/hosts.js";
-import {
-  checkHost,
-  checkKnownKeys,
-  checkObject,
-  checkPort,
-  checkPositiveInteger,
-} from "./internal/validate.js";
+import { checkHost, checkKnownKeys, checkObject, checkPort } from "./internal/validate.js";
 
 export interface NginxConfigOptions {
   /** The vLLM instances, as `host:port` (`[::1]:8001` for IPv6). At least one. */
@@ -25,6 +19,25 @@ export interface NginxConfigOptions {
   host?: string;
   /** Seconds nginx waits between two reads from an instance. Default 600: a long generation can be slow. */
   readTimeoutSeconds?: number;
+}
+
+/** The longest read timeout: 2^31 - 1 ms in whole seconds (about 24.8 days), which nginx's timers hold. */
+export const MAX_READ_TIMEOUT_SECONDS = 2_147_483;
+
+function checkReadTimeout(value: unknown): number {
+  if (
+    typeof value !== "number" ||
+    !Number.isInteger(value) ||
+    value < 1 ||
+    value > MAX_READ_TIMEOUT_SECONDS
+  ) {
+    throw new ServeConfigError(
+      "readTimeoutSeconds",
+      `must be a whole number of seconds from 1 to ${MAX_READ_TIMEOUT_SECONDS}`,
+      describeValue(value),
+    );
+  }
+  return value;
 }
 
 interface Upstream {
@@ -42,10 +55,7 @@ export function nginxConfig(options: NginxConfigOptions): string {
   checkKnownKeys(input, ["upstreams", "listen", "host", "readTimeoutSeconds"], "the nginx config");
   const listen = checkPort(input.listen, "listen");
   const host = input.host === undefined ? "127.0.0.1" : checkHost(input.host, "host");
-  const timeout =
-    input.readTimeoutSeconds === undefined
-      ? 600
-      : checkPositiveInteger(input.readTimeoutSeconds, "readTimeoutSeconds");
+  const timeout = input.readTimeoutSeconds === undefined ? 600 : checkReadTimeout(input.readTimeoutSeconds);
   const upstreams = checkUpstreams(input.upstreams, { host, port: listen });
   const servers = upstreams.map((upstream) => `    server ${hostPort(upstream.host, upstream.port)};`);
   return [

@@ -9,6 +9,7 @@ import {
 } from "@finetune-studio/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nginxConfig } from "./index.js";
+import { MAX_READ_TIMEOUT_SECONDS } from "./nginx-config.js";
 import { nginxBinary, nginxPrefix, nginxTest, startNginx } from "./test/nginx.js";
 
 // Real nginx, on loopback with the generated config, in front of two chat-completions mocks.
@@ -77,6 +78,10 @@ describe("nginx accepts every config the builder writes", () => {
     [
       "all interfaces and a long timeout",
       { upstreams: ["10.0.0.5:8000"], listen: 80, host: "0.0.0.0", readTimeoutSeconds: 3600 },
+    ],
+    [
+      "the longest read timeout the library accepts",
+      { upstreams: ["127.0.0.1:8001"], listen: 8000, readTimeoutSeconds: MAX_READ_TIMEOUT_SECONDS },
     ],
   ])("%s (nginx -t)", async (_name, options) => {
     const binary = await nginxBinary();

@@ -18,22 +18,43 @@ describe("the public surface", () => {
   it("exports exactly the documented runtime names", () => {
     expect(Object.keys(api).sort()).toEqual([
       "DEFAULT_HF_CACHE_VOLUME",
+      "DEFAULT_PROMETHEUS_RULES_FILE",
       "DEFAULT_VLLM_IMAGE",
+      "LORA_ADAPTER_API_VERSION",
       "MAX_LORA_RANKS",
+      "PROMETHEUS_ALERTS",
       "ServeConfigError",
+      "VLLM_METRICS",
+      "VLLM_STACK_CHART",
       "buildDockerCommand",
+      "buildLoraAdapterResource",
+      "buildLoraAdapterResources",
       "buildServeCommand",
+      "buildStackCommands",
+      "buildStackValues",
+      "checkListenAddress",
       "maxLoraRankFor",
       "nginxConfig",
+      "prometheusConfig",
+      "prometheusRules",
       "serveConfigFromRecommendations",
+      "summarizeVllmMetrics",
     ]);
   });
 
-  it("keeps the builders free of Node modules, so they run in a browser too (only the CLI uses Node)", () => {
-    const library = sourceFiles(SRC).filter((file) => !/^(cli|test)\//.test(relative(SRC, file)));
+  it("keeps the builders free of Node modules, so they run in a browser too (the CLI lives in @finetune-studio/cli)", () => {
+    const library = sourceFiles(SRC).filter((file) => !/^test\//.test(relative(SRC, file)));
     expect(library.length).toBeGreaterThan(5);
     for (const file of library) {
       expect(readFileSync(file, "utf8"), relative(SRC, file)).not.toMatch(/from "node:|process\.|require\(/);
     }
+  });
+});
+
+describe("the package manifest", () => {
+  it("depends at run time on the types and yaml only: the client and the CLI are not installed with it", () => {
+    const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+    expect(Object.keys(manifest.dependencies ?? {})).toEqual(["@finetune-studio/types", "yaml"]);
+    expect(manifest.bin).toBeUndefined();
   });
 });

@@ -3,6 +3,8 @@ import { describe, expect, it } from "vitest";
 import {
   buildDockerCommand,
   buildServeCommand,
+  buildStackCommands,
+  buildStackValues,
   nginxConfig,
   serveConfigFromRecommendations,
 } from "./index.js";
@@ -30,7 +32,7 @@ describe("README examples", () => {
     expect(readme).toContain(`serve.argv; // ${JSON.stringify(serve.argv).replaceAll(",", ", ")}`);
     expect(readme).toContain(`serve.shell; // "${serve.shell}"`);
     expect(readme).toContain(
-      'serve.client; // { baseURL: "http://127.0.0.1:8000/v1", model: "support", apiKey: "EMPTY" }',
+      'serve.client; // { baseURL: "http://127.0.0.1:8000/v1", rootURL: "http://127.0.0.1:8000", model: "support", apiKey: "EMPTY" }',
     );
   });
 
@@ -65,5 +67,20 @@ describe("README examples", () => {
       "proxy_read_timeout 600s;",
     );
     expect(readme).toContain("waits up to 600 s between reads");
+  });
+
+  it("production-stack", () => {
+    const config = { kind: "full", model: "acme/support-llama-8b", servedModelName: "support" } as const;
+    const stack = {
+      replicas: 2,
+      image: "vllm/vllm-openai:v0.11.0",
+      apiKeySecret: { name: "vllm-api-key", key: "VLLM_API_KEY" },
+    };
+    expect(buildStackValues(config, stack).servingEngineSpec.vllmApiKey).toEqual({
+      secretName: "vllm-api-key",
+      secretKey: "VLLM_API_KEY",
+    });
+    for (const step of buildStackCommands(config, stack).installSteps) expect(readme).toContain(step.shell);
+    expect(readme).toContain("chart version `VLLM_STACK_CHART.version`, 0.1.12");
   });
 });

@@ -101,6 +101,7 @@ describe("buildServeCommand: LoRA", () => {
     expect(command.argv.filter((word) => word === "--lora-modules")).toHaveLength(1);
     expect(command.client).toEqual({
       baseURL: "http://127.0.0.1:8000/v1",
+      rootURL: "http://127.0.0.1:8000",
       model: "support",
       apiKey: "EMPTY",
     });
@@ -152,6 +153,9 @@ describe("buildServeCommand: secrets and exposure", () => {
   ])("%s", (_name, { host, apiKey, baseURL, warns }) => {
     const command = buildServeCommand({ kind: "full", model: "m", host, ...(apiKey ? { apiKey } : {}) });
     expect(command.client.baseURL).toBe(baseURL);
+    // The root URL is the base URL without /v1, built once by the builder so no caller strips it by hand.
+    expect(`${command.client.rootURL}/v1`).toBe(baseURL);
+    expect(command.listen).toEqual({ host, port: 8000 });
     if (warns === undefined) expect(command.warnings).toEqual([]);
     else expect(command.warnings).toEqual([expect.stringMatching(warns)]);
   });
@@ -272,7 +276,7 @@ const refusals: [string, unknown, string, RegExp][] = [
     "extra args starting with a value",
     full({ extraArgs: ["other/model"] }),
     "extraArgs[0]",
-    /start with an option/,
+    /must be an option \(--name\): a bare value/,
   ],
   ["extra arg --", full({ extraArgs: ["--x", "--"] }), "extraArgs[1]", /'--'/],
   ["extra arg with a newline", full({ extraArgs: ["--x\n"] }), "extraArgs[0]", /newlines/],
@@ -340,9 +344,10 @@ describe("buildServeCommand refuses bad input with a clear error", () => {
     }
   });
 
-  it("allows a served model name on a LoRA serve through extra args (it names the base model)", () => {
-    const { argv } = buildServeCommand(lora({ extraArgs: ["--served-model-name", "base"] }));
-    expect(argv.slice(-2)).toEqual(["--served-model-name", "base"]);
+  it("refuses a served model name on a LoRA serve: it could take an adapter's name and answer for it with the base", () => {
+    expect(() => buildServeCommand(lora({ extraArgs: ["--served-model-name", "support"] }))).toThrow(
+      /must not set --served-model-name.*LoRA clients send an adapter's name/,
+    );
   });
 
   it("allows options that only start like an owned one", () => {

@@ -26,6 +26,7 @@ export function buildServeCommand(options: ServeOptions): ServeCommand {
     env: serverEnv(normalized),
     shell: toShellText(argv),
     client: clientConfig(normalized, normalized.host),
+    listen: { host: normalized.host, port: normalized.port },
     warnings: serveWarnings(normalized),
   };
 }

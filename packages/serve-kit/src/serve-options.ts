@@ -48,8 +48,10 @@ export type ServeOptions = FullServeOptions | LoraServeOptions;
 
 /** What a client of the started server needs: the OpenAI-style base URL, the model name and a key. */
 export interface ServeClientConfig {
-  /** `http://<host>:<port>/v1`, with a loopback address when the server listens on a wildcard. */
+  /** `http://<host>:<port>/v1`, the OpenAI-style base URL, with a loopback address when the server listens on a wildcard. */
   baseURL: string;
+  /** `http://<host>:<port>`, the server's root (`/health`, `/metrics`, and `baseUrl` of the SDK's chat client). */
+  rootURL: string;
   /** The served model name (full) or the first adapter's name (LoRA). */
   model: string;
   /** The API key, or the dummy `EMPTY` when the server needs none. */
@@ -64,6 +66,16 @@ export interface ServeCommand {
   /** POSIX shell text that parses back to exactly `argv`. */
   shell: string;
   client: ServeClientConfig;
+  /** The address vLLM listens on, as given (after defaults): what a port check or a health probe needs. */
+  listen: ListenAddress;
   /** Things that work but are probably not what you want, such as listening on all interfaces without a key. */
   warnings: string[];
+}
+
+/** Where a server listens. */
+export interface ListenAddress {
+  /** An IPv4 or IPv6 address (without brackets) or a host name. */
+  host: string;
+  /** 1..65535. */
+  port: number;
 }

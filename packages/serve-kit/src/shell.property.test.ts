@@ -89,7 +89,8 @@ describe("shell text parses back to exactly argv", () => {
   });
 
   it("for docker commands with hub repositories and absolute paths", () => {
-    const absolute = reference.map((s) => `/${s.replaceAll(":", "_")}`);
+    // Under /models: `/` itself and a whole home are refused as mount sources (hardening.test.ts).
+    const absolute = reference.map((s) => `/models/${s.replaceAll(":", "_")}`);
     fc.assert(
       fc.property(
         fc.oneof(
@@ -103,7 +104,7 @@ describe("shell text parses back to exactly argv", () => {
             {
               kind: "lora",
               baseModel,
-              adapters: given.map((a) => ({ ...a, path: `/${a.path.replaceAll(":", "_")}` })),
+              adapters: given.map((a) => ({ ...a, path: `/models/${a.path.replaceAll(":", "_")}` })),
             },
             { hfCacheDir: "/home/me/.cache/huggingface" },
           );

@@ -4,4 +4,14 @@ export { type ChatMock, type ChatMockOptions, startChatMock } from "./chat-mock/
 export { getFreePort } from "./ports.js";
 export { type ContractName, contracts, type PrismMock, startPrism } from "./prism.js";
 export { type ManagedProcess, startProcess } from "./process.js";
+export {
+  type FinishedRequest,
+  pyFloat,
+  VLLM_FINISH_REASONS,
+  VLLM_REQUEST_LATENCY_BUCKETS,
+  VLLM_TTFT_BUCKETS,
+  type VllmFinishReason,
+  VllmMetricsPage,
+  type VllmMetricsPageOptions,
+} from "./vllm-metrics-page.js";
 export { waitForHttp, waitForOutput } from "./wait.js";

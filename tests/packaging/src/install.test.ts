@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { describe, expect, inject, it } from "vitest";
@@ -79,6 +79,25 @@ describe("installed from the packed tarballs with npm", () => {
     expect(viaRequire.trim()).toBe("3.1.0");
   });
 
+  it("installs serve-kit as a library that depends on nothing of the client", () => {
+    const manifest = JSON.parse(
+      node(["-p", 'JSON.stringify(require("@finetune-studio/serve-kit/package.json"))']),
+    );
+    // yaml writes the Prometheus files.
+    expect(Object.keys(manifest.dependencies ?? {})).toEqual(["@finetune-studio/types", "yaml"]);
+    expect(manifest.bin).toBeUndefined();
+  });
+
+  it("writes a Prometheus config through the installed serve-kit and its yaml dependency", () => {
+    const config = node([
+      "--input-type=module",
+      "-e",
+      'import { prometheusConfig } from "@finetune-studio/serve-kit"; console.log(prometheusConfig({ targets: ["127.0.0.1:8001"] }))',
+    ]);
+    expect(config).toContain("  - job_name: vllm\n");
+    expect(config).toContain("          - 127.0.0.1:8001\n");
+  });
+
   it("builds a serve command through the installed serve-kit", () => {
     const argv = JSON.parse(
       node([
@@ -90,10 +109,13 @@ describe("installed from the packed tarballs with npm", () => {
     expect(argv.slice(0, 3)).toEqual(["vllm", "serve", "org/model"]);
   });
 
-  it("installs a working studio-serve bin", () => {
+  it("installs a working studio-serve bin from @finetune-studio/cli", () => {
     const bin = join(consumerDir, "node_modules", ".bin", "studio-serve");
+    expect(realpathSync(bin)).toBe(
+      realpathSync(join(consumerDir, "node_modules", "@finetune-studio", "cli", "dist", "main.js")),
+    );
     const help = execFileSync(bin, ["--help"], { encoding: "utf8" });
-    expect(help).toMatch(/studio-serve/);
+    expect(help).toMatch(/^studio-serve: serve a model/);
     const printed = execFileSync(bin, ["command", "full", "org/model"], { encoding: "utf8" });
     expect(printed).toMatch(/vllm serve org\/model/);
   });

@@ -9,22 +9,25 @@ const require = createRequire(import.meta.url);
 interface Cli {
   readonly packageName: string;
   readonly binName: string;
+  /** The bin's file, to run with node. */
+  readonly entry: string;
   run(args: readonly string[]): string;
 }
 
-/** serve-kit's `studio-serve`, as its package.json publishes it. */
-function studioServe(): Cli {
-  const manifestPath = require.resolve("@finetune-studio/serve-kit/package.json");
+/** `studio-serve`, as @finetune-studio/cli's package.json publishes it. */
+export function studioServe(): Cli {
+  const manifestPath = require.resolve("@finetune-studio/cli/package.json");
   const manifest = JSON.parse(readFileSync(manifestPath, "utf8")) as {
     name: string;
     bin: Record<string, string>;
   };
   const [binName, binPath] = Object.entries(manifest.bin)[0] ?? [];
-  if (!binName || !binPath) throw new Error("@finetune-studio/serve-kit publishes no bin");
+  if (!binName || !binPath) throw new Error("@finetune-studio/cli publishes no bin");
   const entry = join(dirname(manifestPath), binPath);
   return {
     packageName: manifest.name,
     binName,
+    entry,
     // stderr is kept for the error a failing run throws, not echoed into the build log.
     run: (args) =>
       execFileSync(process.execPath, [entry, ...args], {

@@ -1,10 +1,13 @@
 import {
   buildDockerCommand,
   buildServeCommand,
+  DEFAULT_PROMETHEUS_RULES_FILE,
   DEFAULT_VLLM_IMAGE,
   type FullServeOptions,
   type LoraServeOptions,
   nginxConfig,
+  prometheusConfig,
+  prometheusRules,
   type ServeClientConfig,
   type ServeFromRecommendationsOptions,
   type ServeOptions,
@@ -12,8 +15,10 @@ import {
 } from "@finetune-studio/serve-kit";
 import { loadContracts } from "./contracts.js";
 import type { Snippet } from "./markdown.js";
-import { cliSnippet } from "./serving-cli.js";
+import { cliSnippet, studioServe } from "./serving-cli.js";
+import { stackSnippets } from "./serving-stack.js";
 import { multilineCommand } from "./shell-lines.js";
+import { statusExample } from "./status-example.js";
 import { SourceCode, tsLiteral } from "./ts-literal.js";
 
 // Every command and snippet of the serving guide (content/serving.md) comes from here, and every command
@@ -102,6 +107,36 @@ export function servingSnippets(): Record<string, Snippet> {
         listen: balancerPort,
       }),
     },
+    ...monitoringSnippets(),
+    ...stackSnippets(),
+  };
+}
+
+/** The "Monitor it" section: the status view, and the Prometheus files the CLI writes from the builders. */
+function monitoringSnippets(): Record<string, Snippet> {
+  const cli = studioServe();
+  const status = statusExample(cli.entry);
+  const targets = instancePorts.map((port) => `127.0.0.1:${port}`);
+  const args = ["prometheus", ...targets.flatMap((target) => ["--target", target])];
+  const config = prometheusConfig({ targets });
+  const rules = prometheusRules();
+  // The command the guide shows prints exactly what the builders build: checked here, at build time.
+  const printed = cli.run(args);
+  const built = `# prometheus.yml\n${config}---\n# ${DEFAULT_PROMETHEUS_RULES_FILE}\n${rules}`;
+  if (printed !== built)
+    throw new Error(`studio-serve ${args.join(" ")} does not print what the builders build`);
+  return {
+    "status-view": { lang: "text", code: `$ ${status.command}\n${status.output}`.trimEnd() },
+    "status-watch": sh(`${cli.binName} status ${targets.map((t) => `http://${t}`).join(" ")} --watch`),
+    "prometheus-command": sh(
+      [
+        `${cli.binName} ${args.join(" ")} --out ./monitoring`,
+        "promtool check config ./monitoring/prometheus.yml",
+        "prometheus --config.file=./monitoring/prometheus.yml",
+      ].join("\n"),
+    ),
+    "prometheus-config": { lang: "yaml", title: "monitoring/prometheus.yml", code: config },
+    "prometheus-rules": { lang: "yaml", title: `monitoring/${DEFAULT_PROMETHEUS_RULES_FILE}`, code: rules },
   };
 }
 
@@ -117,7 +152,7 @@ function chatRequest(client: ServeClientConfig) {
 
 function chatClientSnippet(client: ServeClientConfig): string {
   // This client takes the server's root URL and adds /v1 itself; the builder's baseURL is OpenAI-style.
-  const baseUrl = client.baseURL.replace(/\/v1$/, "");
+  const baseUrl = client.rootURL;
   return `import { createChatClient } from "@finetune-studio/client";
 
 const chat = createChatClient(${tsLiteral({ baseUrl })});

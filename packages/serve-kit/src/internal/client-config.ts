@@ -13,8 +13,10 @@ export function servedModelName(options: NormalizedServe): string {
 }
 
 export function clientConfig(options: NormalizedServe, host: string): ServeClientConfig {
+  const rootURL = `http://${hostForUrl(host)}:${options.port}`;
   return {
-    baseURL: `http://${hostForUrl(host)}:${options.port}/v1`,
+    baseURL: `${rootURL}/v1`,
+    rootURL,
     model: servedModelName(options),
     apiKey: options.apiKey ?? DUMMY_API_KEY,
   };

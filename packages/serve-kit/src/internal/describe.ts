@@ -4,7 +4,11 @@ const MAX_SHOWN = 80;
 export function describeValue(value: unknown): string {
   if (typeof value === "string") {
     const shown = value.length > MAX_SHOWN ? `${value.slice(0, MAX_SHOWN)}…` : value;
-    return JSON.stringify(shown);
+    // JSON escapes C0; DEL, C1 and bidirectional controls would still steer the terminal an error reaches.
+    return JSON.stringify(shown).replace(
+      /[\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g,
+      (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`,
+    );
   }
   if (typeof value === "number" || typeof value === "boolean" || typeof value === "bigint")
     return String(value);

@@ -1,7 +1,15 @@
 import { ServeConfigError } from "../errors.js";
 import type { LoraAdapter } from "../serve-options.js";
 import { describeValue } from "./describe.js";
-import { OWNED_FLAGS, ownedFlagSetBy } from "./owned-flags.js";
+import {
+  CONFIG_FLAG,
+  looksLikeOption,
+  OWNED_FLAGS,
+  ownedFlagSetBy,
+  readOptionWord,
+  resolvesTo,
+  type VllmOptionWord,
+} from "./owned-flags.js";
 import { hasControlCharacter } from "./text.js";
 import {
   checkAdapterName,
@@ -118,35 +126,83 @@ function checkExtraArgs(value: unknown, kind: "full" | "lora"): string[] {
   if (value === undefined) return [];
   if (!Array.isArray(value))
     throw new ServeConfigError("extraArgs", "must be an array of strings", describeValue(value));
-  return value.map((argument: unknown, index) => {
-    const field = `extraArgs[${index}]`;
+  const args = value.map((argument: unknown, index) => {
     if (typeof argument !== "string")
-      throw new ServeConfigError(field, "must be a string", describeValue(argument));
-    if (hasControlCharacter(argument)) {
-      throw new ServeConfigError(
-        field,
-        "must not hold NUL, newlines or other control characters",
-        describeValue(argument),
-      );
-    }
-    if (index === 0 && !argument.startsWith("-")) {
-      throw new ServeConfigError(
-        field,
-        "must start with an option (--name); a bare value would be read as another model or as a value of the option before it",
-        describeValue(argument),
-      );
-    }
-    if (argument === "--") {
-      throw new ServeConfigError(field, "must not end vLLM's options with '--'", describeValue(argument));
-    }
-    const owned = ownedFlagSetBy(argument, OWNED_FLAGS[kind]);
-    if (owned !== undefined) {
-      throw new ServeConfigError(
-        field,
-        `must not set ${owned}, which the builder writes; use ${OWNED_FLAGS[kind][owned]}`,
-        owned === "--api-key" ? "an --api-key argument" : describeValue(argument),
-      );
-    }
+      throw new ServeConfigError(`extraArgs[${index}]`, "must be a string", describeValue(argument));
     return argument;
   });
+  args.forEach((argument, index) => {
+    checkExtraArg(argument, index, args, kind);
+  });
+  checkFirstKeptWord(args);
+  return args;
+}
+
+/**
+ * vLLM moves dotted arguments (and the value after each) to the end, so the first word it leaves in place
+ * follows the builder's last option. It must be an option: a value there would join that option
+ * (another served name, another adapter) or become another model.
+ */
+function checkFirstKeptWord(args: readonly string[]): void {
+  let index = 0;
+  while (index < args.length) {
+    const word = readOptionWord(args[index] ?? "");
+    if (word?.dotted !== true) break;
+    index += word.inlineValue ? 1 : 2;
+  }
+  const first = args[index];
+  if (first === undefined || looksLikeOption(first)) return;
+  const moved = index === 0 ? "" : " (vLLM moves the dotted arguments before it to the end)";
+  throw new ServeConfigError(
+    `extraArgs[${index}]`,
+    first.startsWith("-")
+      ? `must be an option (--name)${moved}: vLLM reads a word like -1 or -.5 as a value of the option before it, which the builder wrote`
+      : `must be an option (--name)${moved}: a bare value would be read as another model or as a value of the option before it`,
+    describeValue(first),
+  );
+}
+
+// The rules below follow vLLM's parser; owned-flags.ts says which version and how it reads arguments.
+function checkExtraArg(
+  argument: string,
+  index: number,
+  args: readonly string[],
+  kind: "full" | "lora",
+): void {
+  const field = `extraArgs[${index}]`;
+  const refuse = (rule: string, given = describeValue(argument)): never => {
+    throw new ServeConfigError(field, rule, given);
+  };
+  if (hasControlCharacter(argument)) refuse("must not hold NUL, newlines or other control characters");
+  if (argument === "--") refuse("must not end vLLM's options with '--'");
+  const word = readOptionWord(argument);
+  if (word === undefined) return;
+  const owned = ownedFlagSetBy(argument, OWNED_FLAGS[kind]);
+  if (owned !== undefined) {
+    const rule = `must not set ${owned}, which the builder writes (vLLM reads ${describeSpelling(word)} as ${owned}); use ${OWNED_FLAGS[kind][owned]}`;
+    // A key may follow --api-key in any spelling: never echo the argument.
+    refuse(rule, owned === "--api-key" ? "an --api-key argument" : describeValue(argument));
+  }
+  if (word.name === CONFIG_FLAG || resolvesTo(word.name, CONFIG_FLAG)) {
+    refuse(
+      "must not use --config: vLLM would read options from the file (a key, other adapters, another port) that the builder cannot check; pass them as extraArgs",
+    );
+  }
+  if (word.dotted) {
+    if (!looksLikeOption(word.name)) {
+      refuse(
+        "must not start with '-' and hold '.' unless it is a dotted option (--name.key value): vLLM reads it as one and takes the next argument as its value; write a negative number as the value of --name=-0.5",
+      );
+    }
+    if (!word.inlineValue && index === args.length - 1) {
+      refuse(
+        "needs a value after it: vLLM takes the next argument as a dotted option's value, and fails without one",
+      );
+    }
+  }
+}
+
+function describeSpelling(word: VllmOptionWord): string {
+  if (word.dotted) return "a dotted argument";
+  return "this spelling";
 }

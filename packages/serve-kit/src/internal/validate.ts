@@ -28,7 +28,11 @@ export function checkReference(value: unknown, field: string): string {
     );
   }
   if (hasControlCharacter(text))
-    refuse(field, "must not hold NUL, newlines or other control characters", value);
+    refuse(
+      field,
+      "must not hold NUL, newlines or other control characters (C0, DEL, C1 or bidirectional)",
+      value,
+    );
   return text;
 }
 
@@ -90,8 +94,15 @@ export function checkPositiveInteger(value: unknown, field: string): number {
 
 /** An API key: it becomes an HTTP header value, so no whitespace or control characters. Never echoed. */
 export function checkApiKey(value: unknown, field: string): string {
-  const rule = "must be a non-empty string without whitespace or control characters";
-  if (typeof value !== "string" || value === "" || hasWhitespace(value) || hasControlCharacter(value)) {
+  const rule =
+    "must be a non-empty string of Latin-1 characters (it travels in an HTTP header) without whitespace or control characters";
+  if (
+    typeof value !== "string" ||
+    value === "" ||
+    hasWhitespace(value) ||
+    hasControlCharacter(value) ||
+    [...value].some((char) => (char.codePointAt(0) ?? 0) > 0xff)
+  ) {
     throw new ServeConfigError(field, rule, describeSecret(value));
   }
   return value;

@@ -1,15 +1,21 @@
 import { execFileSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { accessSync, chmodSync, constants, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { isAbsolute, join } from "node:path";
 import { type ManagedProcess, startProcess } from "@finetune-studio/testing";
-import { findExecutable } from "../cli/which.js";
+import { afterAll } from "vitest";
+
+// Every prefix a test file makes is removed when the file is done: nothing is left in the temp folder.
+const prefixes = new Set<string>();
+afterAll(() => {
+  for (const dir of prefixes) rmSync(dir, { recursive: true, force: true });
+  prefixes.clear();
+});
 
 /** Debian's nginx, which .ci/run installs; NGINX_BIN may point elsewhere. Missing nginx fails the test. */
 export async function nginxBinary(): Promise<string> {
-  const found =
-    process.env.NGINX_BIN ??
-    (await findExecutable("nginx", `${process.env.PATH ?? ""}:/usr/sbin:/usr/local/sbin:/sbin`));
+  const dirs = `${process.env.PATH ?? ""}:/usr/sbin:/usr/local/sbin:/sbin`.split(":").filter(isAbsolute);
+  const found = process.env.NGINX_BIN ?? dirs.map((dir) => join(dir, "nginx")).find(isExecutable);
   if (found === undefined) throw new Error("nginx is not installed: .ci/run installs Debian's nginx package");
   return found;
 }
@@ -27,6 +33,7 @@ export interface NginxPrefix {
  */
 export function nginxPrefix(siteConfig: string): NginxPrefix {
   const dir = mkdtempSync(join(tmpdir(), "nginx-"));
+  prefixes.add(dir);
   // Workers may run as another user when the tests run as root: they must reach the temp paths.
   chmodSync(dir, 0o755);
   mkdirSync(join(dir, "tmp"));
@@ -75,4 +82,13 @@ export function startNginx(binary: string, prefix: NginxPrefix): ManagedProcess 
     "-g",
     "daemon off;",
   ]);
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }

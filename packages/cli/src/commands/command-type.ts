@@ -1,0 +1,13 @@
+import type { CliIo } from "../io.js";
+
+/** One `studio-serve` command. Add a file under commands/ exporting one, and list it in registry.ts. */
+export interface CliCommand {
+  /** The word after `studio-serve`. */
+  readonly name: string;
+  /** Its lines in the main help: usage on the left, what it does on the right. */
+  readonly synopsis: readonly (readonly [usage: string, summary: string])[];
+  /** The whole `studio-serve <name> --help` text. */
+  readonly help: string;
+  /** Runs it with the arguments after the name; resolves with the exit code. */
+  run(args: readonly string[], io: CliIo): number | Promise<number>;
+}

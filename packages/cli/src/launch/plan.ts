@@ -1,0 +1,94 @@
+import { isAbsolute, resolve } from "node:path";
+import { type ChatClient, createChatClient } from "@finetune-studio/client";
+import { hasTerminalControl } from "@finetune-studio/internal";
+import { buildServeCommand, type ServeCommand, ServeConfigError } from "@finetune-studio/serve-kit";
+import { type CliIo, UsageError } from "../io.js";
+import { parseSeconds } from "../seconds.js";
+import { INHERITED_KEY_NOTE, type KeySource, keySource, type ParsedServeArgs } from "../serve-args.js";
+
+export const DEFAULT_TIMEOUT_SECONDS = 1800;
+/** vLLM finishes its requests and frees the GPU within seconds; 30 s leaves room for a busy engine. */
+export const DEFAULT_STOP_TIMEOUT_SECONDS = 30;
+
+/** Everything launch will do, decided and checked before anything starts. */
+export interface LaunchPlan {
+  kind: "full" | "lora";
+  built: ServeCommand;
+  key: KeySource | undefined;
+  chat: ChatClient;
+  timeoutSeconds: number;
+  stopGraceMs: number;
+  /** Absolute; logs, events and the pid file go there. */
+  logDir: string | undefined;
+  /** The name of this vLLM instance in file names and events: `vllm-<port>`. */
+  instance: string;
+}
+
+/**
+ * Step 1: the key and every check, in one place, before anything is spawned: the serve options (by the
+ * builder's rules, the key's included), the durations (by the one seconds rule), the log directory and
+ * the client that will call the server (which checks its own options).
+ */
+export function planLaunch(parsed: ParsedServeArgs, io: CliIo): LaunchPlan {
+  const helpFor = `launch ${parsed.kind}`;
+  const { values } = parsed;
+  const timeoutSeconds = parseSeconds("timeout", values.timeout, DEFAULT_TIMEOUT_SECONDS, 1, helpFor);
+  const stopSeconds = parseSeconds(
+    "stop-timeout",
+    values["stop-timeout"],
+    DEFAULT_STOP_TIMEOUT_SECONDS,
+    0,
+    helpFor,
+  );
+  const logDir = checkLogDir(values["log-dir"], helpFor);
+
+  const key = keySource(parsed, io.env);
+  const apiKey = key === undefined ? undefined : io.env[key.name];
+  if (key !== undefined && !apiKey) {
+    throw new UsageError(`--api-key-env: the environment variable ${key.name} is not set or empty`, helpFor);
+  }
+  let built: ServeCommand;
+  try {
+    built = buildServeCommand(apiKey === undefined ? parsed.options : { ...parsed.options, apiKey });
+  } catch (error) {
+    // The key's rule is the builder's, but the user knows it by its variable.
+    if (error instanceof ServeConfigError && error.field === "apiKey" && key !== undefined) {
+      throw new UsageError(`${key.name}: the key ${error.rule} (given ${error.given})`, helpFor);
+    }
+    throw error;
+  }
+  let chat: ChatClient;
+  try {
+    chat = createChatClient({
+      baseUrl: built.client.rootURL,
+      ...(apiKey === undefined ? {} : { apiKey }),
+      // The server runs on this machine, whatever address it listens on.
+      allowInsecureHttp: true,
+    });
+  } catch (error) {
+    throw new UsageError(
+      `cannot call the server: ${error instanceof Error ? error.message : String(error)}`,
+      helpFor,
+    );
+  }
+  for (const warning of built.warnings) io.err(`warning: ${warning}\n`);
+  if (key?.inherited === true) io.err(INHERITED_KEY_NOTE);
+  return {
+    kind: parsed.kind,
+    built,
+    key,
+    chat,
+    timeoutSeconds,
+    stopGraceMs: stopSeconds * 1000,
+    logDir,
+    instance: `vllm-${built.listen.port}`,
+  };
+}
+
+function checkLogDir(value: unknown, helpFor: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "string" || value === "" || hasTerminalControl(value)) {
+    throw new UsageError("--log-dir: must be a directory path without control characters", helpFor);
+  }
+  return isAbsolute(value) ? value : resolve(value);
+}

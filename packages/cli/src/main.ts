@@ -1,0 +1,21 @@
+#!/usr/bin/env node
+// The \`studio-serve\` executable: real streams and environment around runCli.
+import { escapeForTerminal } from "@finetune-studio/internal";
+import { runCli } from "./run.js";
+
+let code: number;
+try {
+  code = await runCli(process.argv.slice(2), {
+    out: (text) => process.stdout.write(text),
+    err: (text) => process.stderr.write(text),
+    env: process.env,
+  });
+} catch (error) {
+  // A bug, not bad input: one line, no stack trace. Every command has stopped what it started by now.
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`studio-serve: unexpected error: ${escapeForTerminal(message)}\n`);
+  code = 1;
+}
+process.exitCode = code;
+// Everything is stopped and written: should a handle still be open, it must not keep us running.
+setTimeout(() => process.exit(code), 2_000).unref();

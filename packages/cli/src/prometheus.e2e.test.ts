@@ -1,0 +1,99 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { prometheusConfig, prometheusRules } from "@finetune-studio/serve-kit";
+import { afterEach, describe, expect, it } from "vitest";
+import { runCapture } from "./test/run-cli.js";
+
+// `studio-serve prometheus` writes what the serve-kit builders make, and Debian's promtool accepts it.
+
+const PROMTOOL = process.env.PROMTOOL ?? "/usr/bin/promtool";
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function promtool(args: string[], cwd: string): Promise<{ code: number; output: string }> {
+  return new Promise((resolve, reject) => {
+    execFile(PROMTOOL, args, { cwd, timeout: 60_000 }, (error, stdout, stderr) => {
+      if (error && typeof error.code !== "number")
+        reject(new Error(`cannot run ${PROMTOOL}: ${error.message}`));
+      else resolve({ code: typeof error?.code === "number" ? error.code : 0, output: `${stdout}${stderr}` });
+    });
+  });
+}
+
+describe("studio-serve prometheus", { timeout: 60_000 }, () => {
+  it("--out writes prometheus.yml and the rules it loads, and promtool checks both", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "studio-prometheus-cli-"));
+    dirs.push(dir);
+    const out = join(dir, "monitoring");
+    const args = [
+      "--target",
+      "127.0.0.1:8001",
+      "--target",
+      "127.0.0.1:8002",
+      "--kv-cache",
+      "0.85",
+      "--for",
+      "3",
+    ];
+    const result = await runCapture(["prometheus", ...args, "--out", out]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe(`${join(out, "prometheus.yml")}\n${join(out, "studio-serve-rules.yml")}\n`);
+    expect(result.stderr).toContain("promtool check config");
+
+    const config = readFileSync(join(out, "prometheus.yml"), "utf8");
+    const rules = readFileSync(join(out, "studio-serve-rules.yml"), "utf8");
+    expect(config).toBe(prometheusConfig({ targets: ["127.0.0.1:8001", "127.0.0.1:8002"] }));
+    expect(rules).toBe(prometheusRules({ thresholds: { kvCacheUsage: 0.85, forMinutes: 3 } }));
+
+    const checked = await promtool(["check", "config", "prometheus.yml"], out);
+    expect(checked.code, checked.output).toBe(0);
+    expect(checked.output).toContain("SUCCESS: 5 rules found");
+    const rulesChecked = await promtool(["check", "rules", "studio-serve-rules.yml"], out);
+    expect(rulesChecked.code, rulesChecked.output).toBe(0);
+  });
+
+  it("prints both files without --out", async () => {
+    const result = await runCapture(["prometheus", "--target", "[::1]:8001", "--scrape-interval", "5"]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(
+      `# prometheus.yml\n${prometheusConfig({ targets: ["[::1]:8001"], scrapeIntervalSeconds: 5 })}---\n# studio-serve-rules.yml\n${prometheusRules()}`,
+    );
+  });
+
+  it.each([
+    [[], "--target: must list at least one host:port"],
+    [
+      ["--target", "a:1", "--target", "nope"],
+      '--target #2: must be host:port with a port from 1 to 65535 ([addr]:port for IPv6) (given "nope")',
+    ],
+    [
+      ["--target", "a:1", "--kv-cache", "1.5"],
+      "--kv-cache: must be a number above 0 and at most 1 (given 1.5)",
+    ],
+    [
+      ["--target", "a:1", "--waiting", "lots"],
+      '--waiting: must be an integer from 1 to 1000000 (given "lots")',
+    ],
+    [
+      ["--target", "a:1", "--ttft-p95", "0"],
+      "--ttft-p95: must be a number above 0 and at most 3600 (given 0)",
+    ],
+    [
+      ["--target", "a:1", "--scrape-interval", "0"],
+      "--scrape-interval: must be an integer from 1 to 3600 (given 0)",
+    ],
+    [["--target", "a:1", "--job", "a b"], "--job: must match"],
+  ])(
+    "refuses %j with the flag, the rule and what was given (exit 2, nothing written)",
+    async (args, message) => {
+      const result = await runCapture(["prometheus", ...args]);
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe("");
+      expect(result.stderr).toContain(`studio-serve: ${message}`);
+    },
+  );
+});

@@ -1,0 +1,52 @@
+import { createRequire } from "node:module";
+import { escapeForTerminal } from "@finetune-studio/internal";
+import { ServeConfigError } from "@finetune-studio/serve-kit";
+import { COMMANDS, findCommand } from "./commands/registry.js";
+import { ExitCode } from "./exit-codes.js";
+import { mainHelp } from "./help.js";
+import { type CliIo, UsageError } from "./io.js";
+import { cliField } from "./serve-args.js";
+
+/** Runs `studio-serve <args>` and resolves with the exit code. Bad input is one line on stderr and code 2. */
+export async function runCli(args: readonly string[], io: CliIo): Promise<number> {
+  const [subcommand, ...rest] = args;
+  if (subcommand === undefined) {
+    io.err(mainHelp(COMMANDS));
+    return ExitCode.Usage;
+  }
+  if (subcommand === "--help" || subcommand === "-h") {
+    io.out(mainHelp(COMMANDS));
+    return ExitCode.Ok;
+  }
+  if (subcommand === "help") {
+    const topic = rest[0] === undefined ? undefined : findCommand(rest[0]);
+    io.out(topic === undefined ? mainHelp(COMMANDS) : topic.help);
+    return ExitCode.Ok;
+  }
+  if (subcommand === "--version" || subcommand === "-v") {
+    const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
+    io.out(`${version}\n`);
+    return ExitCode.Ok;
+  }
+  const command = findCommand(subcommand);
+  try {
+    if (command === undefined) throw new UsageError(`unknown command "${subcommand}"`);
+    return await command.run(rest, io);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      const help =
+        error.helpFor === undefined ? "studio-serve --help" : `studio-serve ${error.helpFor} --help`;
+      // The message may quote what the user typed: escaped, so it cannot steer the terminal.
+      io.err(`studio-serve: ${escapeForTerminal(error.message)} (see ${help})\n`);
+      return ExitCode.Usage;
+    }
+    if (error instanceof ServeConfigError) {
+      io.err(
+        escapeForTerminal(`studio-serve: ${cliField(error.field)}: ${error.rule} (given ${error.given})`) +
+          "\n",
+      );
+      return ExitCode.Usage;
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,110 @@
+import type { LatencyPercentiles } from "@finetune-studio/serve-kit";
+import type { InstanceStatus } from "./status-probe.js";
+
+const HEADERS = [
+  "INSTANCE",
+  "STATE",
+  "RUN",
+  "WAIT",
+  "KV CACHE",
+  "TOK/S IN",
+  "TOK/S OUT",
+  "TTFT p50/p95",
+  "E2E p50/p95",
+  "PREEMPT",
+];
+const RIGHT = new Set([2, 3, 4, 5, 6, 9]);
+const NONE = "-";
+
+/**
+ * The status of each instance for people: one row of figures, then a line naming its models and adapters
+ * (or why it is not up). Rates and percentiles cover the time between the two scrapes.
+ */
+export function formatStatusTable(statuses: readonly InstanceStatus[]): string {
+  const rows = statuses.map(figures);
+  const widths = HEADERS.map((header, column) =>
+    // A row that is only a reason (three cells) does not widen the columns it runs across.
+    Math.max(
+      header.length,
+      ...rows.map((row) => (row.length > 3 || column < 2 ? (row[column]?.length ?? 0) : 0)),
+    ),
+  );
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, column) => {
+        if (cells.length === 3 && column === 2) return cell; // a reason runs on past the columns
+        const width = widths[column] ?? 0;
+        return RIGHT.has(column) ? cell.padStart(width) : cell.padEnd(width);
+      })
+      .join("  ")
+      .trimEnd();
+  const out = [line(HEADERS)];
+  statuses.forEach((status, index) => {
+    out.push(line(rows[index] ?? []));
+    const note = secondLine(status);
+    if (note !== "") out.push(`  ${note}`);
+  });
+  return `${out.join("\n")}\n`;
+}
+
+function figures(status: InstanceStatus): string[] {
+  const metrics = status.metrics;
+  if (status.state !== "up") return [status.url, status.state, status.detail ?? ""];
+  if (metrics === null || !metrics.readable)
+    return [status.url, status.state, ...HEADERS.slice(2).map(() => NONE)];
+  return [
+    status.url,
+    status.state,
+    count(metrics.requestsRunning),
+    count(metrics.requestsWaiting),
+    metrics.kvCacheUsage === null ? NONE : `${(metrics.kvCacheUsage * 100).toFixed(1)}%`,
+    rate(metrics.promptTokensPerSecond),
+    rate(metrics.generationTokensPerSecond),
+    percentiles(metrics.timeToFirstToken),
+    percentiles(metrics.e2eLatency),
+    count(metrics.preemptions),
+  ];
+}
+
+function secondLine(status: InstanceStatus): string {
+  if (status.state !== "up") return "";
+  const parts: string[] = [];
+  if (status.models !== null) {
+    const served = status.models.filter((model) => model.parent === null).map((model) => model.id);
+    const adapters = status.models
+      .filter((model) => model.parent !== null)
+      .map((model) => `${model.id} (on ${model.parent})`);
+    parts.push(`serves ${served.length === 0 ? NONE : served.join(", ")}`);
+    if (adapters.length > 0) parts.push(`adapters ${adapters.join(", ")}`);
+  }
+  const metrics = status.metrics;
+  if (metrics?.readable && (metrics.runningAdapters.length > 0 || metrics.maxLoras !== null)) {
+    parts.push(
+      `running adapters ${metrics.runningAdapters.length === 0 ? "none" : metrics.runningAdapters.join(", ")}`,
+    );
+  }
+  if (metrics?.readable && metrics.restarted) parts.push("restarted since the last scrape");
+  if (status.detail !== null) parts.push(status.detail);
+  return parts.join("; ");
+}
+
+function count(value: number | null): string {
+  return value === null ? NONE : String(Math.round(value));
+}
+
+function rate(value: number | null): string {
+  return value === null ? NONE : value.toFixed(1);
+}
+
+function percentiles(value: LatencyPercentiles | null): string {
+  return value === null ? NONE : `${duration(value.p50)} / ${duration(value.p95)}`;
+}
+
+/** Seconds as people read them: 45 ms, 1.25 s, 2 min 5 s. */
+export function duration(seconds: number): string {
+  if (!Number.isFinite(seconds)) return NONE;
+  if (seconds < 1) return `${Math.round(seconds * 1000)} ms`;
+  if (seconds < 60) return `${Number(seconds.toPrecision(3))} s`;
+  const minutes = Math.floor(seconds / 60);
+  return `${minutes} min ${Math.round(seconds - minutes * 60)} s`;
+}

@@ -1,0 +1,103 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type ManagedProcess, startProcess } from "@finetune-studio/testing";
+import { afterAll } from "vitest";
+
+// Every temporary directory a test file makes is removed when the file is done (issue #14).
+const madeDirs = new Set<string>();
+afterAll(() => {
+  for (const dir of madeDirs) rmSync(dir, { recursive: true, force: true });
+  madeDirs.clear();
+});
+
+/** A fresh temporary directory, removed after the test file. */
+export function tempDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  madeDirs.add(dir);
+  return dir;
+}
+
+/** The pids `ps` lists in a process group, zombies included; [] when none is left. */
+export function processGroupMembers(pgid: number): number[] {
+  const out = execFileSync("ps", ["-e", "-o", "pid=,pgid="], { encoding: "utf8" });
+  return out
+    .trim()
+    .split("\n")
+    .map((line) => line.trim().split(/\s+/).map(Number))
+    .filter(([, group]) => group === pgid)
+    .map(([pid]) => pid as number);
+}
+
+/** The process group id launch printed at start. */
+export function printedProcessGroup(output: string): number {
+  const match = /process group (\d+)\)/.exec(output);
+  if (!match) throw new Error(`launch printed no process group:\n${output}`);
+  return Number(match[1]);
+}
+
+// The CLI tests run the built executable, as a user would: `pnpm test` builds first.
+export const CLI = fileURLToPath(new URL("../../dist/main.js", import.meta.url));
+export const FAKE_VLLM_BIN = fileURLToPath(new URL("./fixtures/bin", import.meta.url));
+
+/** The environment of a test run: no key or proxy settings from the developer's shell leak in. */
+export function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of [
+    "VLLM_API_KEY",
+    "HF_TOKEN",
+    "HUGGING_FACE_HUB_TOKEN",
+    "HTTP_PROXY",
+    "http_proxy",
+    "NO_COLOR",
+  ]) {
+    delete env[name];
+  }
+  return { ...env, ...extra };
+}
+
+export interface FakeVllmRecord {
+  argv: string[];
+  apiKey: string | null;
+  pid: number;
+  signals: string[];
+  workerPid: number | null;
+}
+
+/** An environment with the stand-in `vllm` first on PATH, recording into a fresh file. */
+export function fakeVllmEnv(extra: NodeJS.ProcessEnv = {}) {
+  const recordPath = join(tempDir("fake-vllm-"), "record.json");
+  const env = cleanEnv({
+    PATH: `${FAKE_VLLM_BIN}:${dirname(process.execPath)}:${process.env.PATH ?? ""}`,
+    FAKE_VLLM_NODE: process.execPath,
+    FAKE_VLLM_RECORD: recordPath,
+    ...extra,
+  });
+  return {
+    env,
+    /** What the stand-in recorded, or undefined when it never ran. */
+    record(): FakeVllmRecord | undefined {
+      try {
+        return JSON.parse(readFileSync(recordPath, "utf8")) as FakeVllmRecord;
+      } catch {
+        return undefined;
+      }
+    },
+  };
+}
+
+export function startCli(args: readonly string[], env: NodeJS.ProcessEnv, cwd?: string): ManagedProcess {
+  return startProcess(process.execPath, [CLI, ...args], { env, ...(cwd === undefined ? {} : { cwd }) });
+}
+
+/** Whether a process id is still alive. */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

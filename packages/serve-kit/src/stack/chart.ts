@@ -1,0 +1,23 @@
+// The vLLM production-stack Helm chart these builders write values for. Its keys and their types were read
+// from the chart's values.yaml and values.schema.json at this version (vllm-project/production-stack, helm/).
+
+/** The chart this package's values are written for, and where Helm finds it. */
+export const VLLM_STACK_CHART = {
+  /** The chart's name in its repository. */
+  name: "vllm-stack",
+  /** The chart version the values were checked against; `helm install` pins it. */
+  version: "0.1.12",
+  /** The Helm repository the project publishes the chart to. */
+  repositoryUrl: "https://vllm-project.github.io/production-stack",
+  /** The local name `helm repo add` gives that repository. */
+  repositoryName: "vllm",
+} as const;
+
+/** The group and version of the chart's `LoraAdapter` custom resource. */
+export const LORA_ADAPTER_API_VERSION = "production-stack.vllm.ai/v1alpha1";
+
+/** Where the chart mounts a model's own claim (`pvcStorage`) in the vLLM container; HF_HOME points there too. */
+export const CHART_PVC_MOUNT_PATH = "/data";
+
+/** The chart names each pod `<release>-<model name>-vllm-stack`, a DNS label of at most 63 characters. */
+export const CHART_HOSTNAME_SUFFIX = `-${VLLM_STACK_CHART.name}`;
