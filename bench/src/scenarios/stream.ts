@@ -1,11 +1,11 @@
 // One streamed chat completion read three ways from the same local server: raw fetch reading the body
 // bytes (the floor: no parsing at all), our ChatCompletionStream, and the official openai package's stream.
 // Each reader checks what it read, so a broken stream can never be timed as a fast one.
+
+// The published client is one bundled file: the stream comes from its public entry, as a user imports it.
+import { ChatCompletionStream } from "@finetune-studio/client";
 import OpenAI from "openai";
 import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
-// The stream is not on the client's public entry until the integrator wires chat.stream; then this becomes
-// `createChatClient({ baseUrl }).stream(request)`.
-import { ChatCompletionStream } from "../../../packages/client/dist/stream/chat-completion-stream.js";
 
 export interface StreamReader {
   readonly reader: string;

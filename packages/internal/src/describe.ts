@@ -1,12 +1,9 @@
 // Error messages say what was given without echoing anything long, secret or able to steer a terminal:
 // a short quoted string, a number, or only the shape of the value. A secret goes to `describeSecret`.
+import { escapeForTerminal } from "./terminal.js";
 
 /** Strings up to this many code points are shown quoted; longer ones by their length only. */
 const SHOWN_CODE_POINTS = 60;
-
-// What JSON.stringify leaves raw but a terminal acts on: DEL and the C1 controls (U+0085 is a line break to
-// some), the bidirectional overrides and isolates (U+202E reverses what follows), and U+2028/U+2029.
-const UNSAFE_IN_TERMINAL = /[\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
 
 /**
  * A short description of a value for an error message: `"http"`, `70000`, `true`, `null`, `nothing`,
@@ -39,10 +36,7 @@ export function codePointLength(value: string): number {
   return length;
 }
 
-/** A string as a JSON literal, with every character a terminal would act on written as an escape. */
+/** A string as a JSON literal (which escapes C0 controls), with what else a terminal acts on escaped too. */
 function quote(value: string): string {
-  return JSON.stringify(value).replace(
-    UNSAFE_IN_TERMINAL,
-    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`,
-  );
+  return escapeForTerminal(JSON.stringify(value));
 }
