@@ -1,4 +1,12 @@
+export { launchChromium } from "./chromium.js";
 export { getFreePort } from "./ports.js";
 export { type ContractName, contracts, type PrismMock, startPrism } from "./prism.js";
 export { type ManagedProcess, startProcess } from "./process.js";
+export {
+  findSystemTool,
+  missingToolMessage,
+  requireSystemTool,
+  type SystemToolName,
+  systemTools,
+} from "./system-tools.js";
 export { waitForHttp, waitForOutput } from "./wait.js";
