@@ -62,3 +62,71 @@ describe("walkTree", () => {
     expect(fullTree).toEqual(before);
   });
 });
+
+/** A chain of `depth` datasets under a project: far deeper than any real tree, as a hostile answer may be. */
+function chain(depth: number): ProjectTree {
+  const project = { id: fullTree.project.id, type: "project", name: "deep", children: [] as unknown[] };
+  let parent = project;
+  for (let level = 1; level < depth; level++) {
+    const child = { id: fullTree.project.id, type: "dataset", label: `level ${level}`, children: [] };
+    parent.children.push(child);
+    parent = child;
+  }
+  return { project } as unknown as ProjectTree;
+}
+
+describe("a tree 100,000 levels deep", () => {
+  const deep = chain(100_000);
+
+  it("is walked without overflowing the stack", () => {
+    let visited = 0;
+    let deepestPath = 0;
+    walkTree(deep, (_node, path) => {
+      visited++;
+      deepestPath = Math.max(deepestPath, path.length);
+    });
+    expect(visited).toBe(100_000);
+    expect(deepestPath).toBe(99_999);
+  });
+
+  it("is flattened, each entry's path built when read", () => {
+    const entries = flattenTree(deep);
+    expect(entries).toHaveLength(100_000);
+    const last = entries[99_999];
+    expect(last?.path).toHaveLength(99_999);
+    expect(last?.path[0]).toBe(deep.project);
+    expect(last?.path[99_998]).toBe(entries[99_998]?.node);
+  });
+
+  it("is searched", () => {
+    expect(findNodes(deep, "dataset")).toHaveLength(99_999);
+  });
+});
+
+describe("children that are not nodes", () => {
+  it("are skipped, not crashed on", () => {
+    const tree = {
+      project: { ...fullTree.project, children: [null, 7, "x", ...(fullTree.project.children ?? [])] },
+    } as unknown as ProjectTree;
+    expect(flattenTree(tree).map((entry) => entry.node.type)).toEqual(
+      flattenTree(fullTree).map((entry) => entry.node.type),
+    );
+  });
+});
+
+describe("the path walkTree passes", () => {
+  it("holds the ancestors during the call, root first", () => {
+    const seen: string[] = [];
+    walkTree(fullTree, (node, path) => {
+      seen.push(`${node.type}<${path.map((p) => p.type).join(">")}`);
+    });
+    expect(seen).toEqual([
+      "project<",
+      "dataset<project",
+      "snapshot<project>dataset",
+      "finetuning-job<project>dataset>snapshot",
+      "experiment<project>dataset>snapshot>finetuning-job",
+      "experiment<project>dataset>snapshot>finetuning-job",
+    ]);
+  });
+});

@@ -1,5 +1,6 @@
 // Regenerates everything in this package that derives from the hand-written OpenAPI documents:
-// the bundled documents (openapi/*.openapi.json) and their TypeScript types (src/generated/*.ts).
+// the bundled documents (openapi/*.openapi.json), their TypeScript types (src/generated/*.ts) and the
+// limits a client checks before sending (src/generated/limits.ts).
 // `--check` regenerates in memory and fails when a committed file differs (the drift check).
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -8,6 +9,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import openapiTS, { astToString } from "openapi-typescript";
+import { limitsFromDocument, renderLimitsModule } from "./limits.mjs";
 
 const packageDir = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const repoRoot = resolve(packageDir, "../..");
@@ -16,12 +18,19 @@ const require = createRequire(import.meta.url);
 const redoclyBin = join(dirname(require.resolve("@redocly/cli/package.json")), "bin", "cli.js");
 
 const apis = [
-  { api: "studio", source: "openapi/studio.yaml", json: "studio.openapi.json", types: "studio.ts" },
+  {
+    api: "studio",
+    source: "openapi/studio.yaml",
+    json: "studio.openapi.json",
+    types: "studio.ts",
+    limits: "studioLimits",
+  },
   {
     api: "chat-completions",
     source: "openapi/chat-completions.yaml",
     json: "chat-completions.openapi.json",
     types: "chat-completions.ts",
+    limits: "chatLimits",
   },
 ];
 
@@ -51,16 +60,26 @@ async function render({ api, source }) {
   };
   const json = `${JSON.stringify(document, null, 2)}\n`;
   const ast = await openapiTS(structuredClone(document), { alphabetize: false, immutable: false });
-  const header = `// Generated from ${source} by packages/types/scripts/generate.mjs: do not edit.\n// Run \`pnpm generate\` to regenerate.\n\n`;
-  return { json, types: header + astToString(ast) };
+  return { json, types: generatedHeader(source) + astToString(ast), limits: limitsFromDocument(document) };
+}
+
+function generatedHeader(source) {
+  return `// Generated from ${source} by packages/types/scripts/generate.mjs: do not edit.\n// Run \`pnpm generate\` to regenerate.\n\n`;
 }
 
 const outputs = [];
+const limitsByExport = {};
 for (const entry of apis) {
-  const { json, types } = await render(entry);
+  const { json, types, limits } = await render(entry);
   outputs.push([join(packageDir, "openapi", entry.json), json]);
   outputs.push([join(packageDir, "src", "generated", entry.types), types]);
+  limitsByExport[entry.limits] = { source: entry.source, limits };
 }
+const limitsSources = apis.map((entry) => entry.source).join(" and ");
+outputs.push([
+  join(packageDir, "src", "generated", "limits.ts"),
+  renderLimitsModule(generatedHeader(limitsSources), limitsByExport),
+]);
 
 if (check) {
   const stale = outputs.filter(([path, content]) => {

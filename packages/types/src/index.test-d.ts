@@ -4,6 +4,8 @@ import type {
   ChatCompletionRequest,
   ExperimentNode,
   FinetuningJobNode,
+  KnownNodeStatus,
+  NodeStatus,
   ProjectTree,
   paths,
   RecommendationStatus,
@@ -84,8 +86,28 @@ describe("the project tree", () => {
     expectTypeOf<ProjectTree["project"]["type"]>().toEqualTypeOf<"project">();
   });
 
-  it("keeps experiment metadata open", () => {
-    expectTypeOf<NonNullable<ExperimentNode["metadata"]>["base_model_id"]>().toEqualTypeOf<unknown>();
+  it("types experiment metadata as the vendor's SDK does, every field optional", () => {
+    type Metadata = NonNullable<ExperimentNode["metadata"]>;
+    expectTypeOf<Metadata["base_model_id"]>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<Metadata["experiment_number"]>().toEqualTypeOf<number | undefined>();
+    expectTypeOf<Metadata["id"]>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<Metadata["model_id"]>().toEqualTypeOf<string | undefined>();
+  });
+
+  it("offers the known node statuses and still accepts any other string", () => {
+    expectTypeOf<"succeeded">().toMatchTypeOf<NodeStatus>();
+    expectTypeOf<"archived">().toMatchTypeOf<NodeStatus>();
+    expectTypeOf<KnownNodeStatus>().toEqualTypeOf<
+      | "processing"
+      | "completed"
+      | "failed"
+      | "pending"
+      | "queued"
+      | "running"
+      | "deploying"
+      | "succeeded"
+      | "deleted"
+    >();
   });
 });
 

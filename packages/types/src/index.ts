@@ -8,6 +8,8 @@ export type {
   operations as ChatOperations,
   paths as ChatPaths,
 } from "./generated/chat-completions.js";
+// What each contract bounds (lengths, ranges, id formats), for the checks a client makes before it sends.
+export { chatLimits, studioLimits } from "./generated/limits.js";
 export type { components, operations, paths } from "./generated/studio.js";
 
 type StudioSchemas = Studio.components["schemas"];
@@ -25,8 +27,10 @@ export type ExperimentNode = StudioSchemas["ExperimentNode"];
 export type TreeNode = ProjectNode | DatasetNode | SnapshotNode | FinetuningJobNode | ExperimentNode;
 /** The `type` of a tree node: `project`, `dataset`, `snapshot`, `finetuning-job` or `experiment`. */
 export type TreeNodeType = TreeNode["type"];
-/** A node status. The set is open: known values are listed in the schema, others may come. */
-export type NodeStatus = StudioSchemas["NodeStatus"];
+/** The node statuses the vendor's SDK lists. */
+export type KnownNodeStatus = StudioSchemas["KnownNodeStatus"];
+/** A node status: a known one (offered by editors) or any other string, since the set is not closed. */
+export type NodeStatus = KnownNodeStatus | (string & {});
 export type DatasetMetadata = StudioSchemas["DatasetMetadata"];
 export type SnapshotMetadata = StudioSchemas["SnapshotMetadata"];
 export type FinetuningJobMetadata = StudioSchemas["FinetuningJobMetadata"];

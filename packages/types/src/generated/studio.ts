@@ -73,20 +73,18 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
-         * @description Status of a tree node. The specification does not close the set of values: values seen from the service
-         *     are `processing`, `completed`, `failed`, `pending`, `queued`, `running`, `deploying`, `succeeded` and
-         *     `deleted`. Treat any other string as a status you do not know yet.
-         * @example processing
-         * @example completed
-         * @example failed
-         * @example pending
-         * @example queued
-         * @example running
-         * @example deploying
-         * @example succeeded
-         * @example deleted
+         * @description The node statuses the vendor's own SDK lists (prem-ts-sdk 0.18.1). The specification does not close the
+         *     set, so a node may carry another status: see NodeStatus.
+         * @enum {string}
          */
-        NodeStatus: string;
+        KnownNodeStatus: "processing" | "completed" | "failed" | "pending" | "queued" | "running" | "deploying" | "succeeded" | "deleted";
+        /**
+         * @description Status of a tree node: one of the known values, or another string. The specification does not close the
+         *     set, so a status this version does not know is still a status; treat it as not final.
+         * @example processing
+         * @example succeeded
+         */
+        NodeStatus: components["schemas"]["KnownNodeStatus"] | string;
         DatasetMetadata: {
             /** Format: uuid */
             id?: string;
@@ -109,16 +107,19 @@ export interface components {
             /** @description Whether the job trains a reasoning model. */
             reasoning?: boolean;
         };
-        /** @description The specification names these fields but does not publish their types, so any JSON value is accepted. */
+        /**
+         * @description The specification names these fields without publishing their types; the types here are the ones the
+         *     vendor's own SDK states (prem-ts-sdk 0.18.1). Every field is optional, as the specification leaves them.
+         */
         ExperimentMetadata: {
-            /** @description The experiment's id (type not published). */
-            id?: unknown;
-            /** @description The experiment's number within its job (type not published). */
-            experiment_number?: unknown;
-            /** @description The base model the experiment trains (type not published). */
-            base_model_id?: unknown;
-            /** @description The resulting fine-tuned model (type not published). */
-            model_id?: unknown;
+            /** @description The experiment's id. */
+            id?: string;
+            /** @description The experiment's number within its fine-tuning job. */
+            experiment_number?: number;
+            /** @description The base model the experiment trains. */
+            base_model_id?: string;
+            /** @description The fine-tuned model the experiment produces. */
+            model_id?: string;
         };
         /** @description An experiment, one training run of a job on a base model. The specification gives it no children. */
         ExperimentNode: {

@@ -79,14 +79,10 @@ export const valid: Record<string, Row[]> = {
     ["unknown node status", withField(tree, { project: { ...tree.project, status: "archived" } })],
     ["project without children", { project: { id: tree.project.id, type: "project", name: "p" } }],
     [
-      "experiment metadata of any types",
+      "experiment metadata without any field",
       (() => {
         const t = structuredClone(tree);
-        t.project.children[0].children[0].children[0].children[0].metadata = {
-          id: 7,
-          experiment_number: "1",
-          base_model_id: null,
-        };
+        t.project.children[0].children[0].children[0].children[0].metadata = {};
         return t;
       })(),
     ],
@@ -158,5 +154,16 @@ export const invalid: Record<string, Row[]> = {
       treeWith((t) => (t.project.children[0].children[0].children[0].children[0].type = "finetuning-job")),
     ],
     ["status not a string", treeWith((t) => (t.project.children[0].status = 3))],
+    ...(
+      [
+        ["id", 7],
+        ["experiment_number", "1"],
+        ["base_model_id", null],
+        ["model_id", 42],
+      ] as const
+    ).map(([field, value]): [string, unknown] => [
+      `experiment metadata ${field} of the wrong type`,
+      treeWith((t) => (t.project.children[0].children[0].children[0].children[0].metadata[field] = value)),
+    ]),
   ],
 };
