@@ -33,14 +33,18 @@ const rows: Row[] = [];
 
 /** The version the binary itself reports (`v22.23.3`, `1.4.5`, `deno 2.9.6 (…)`). */
 function versionOf(binary: string): string {
-  const printed = execFileSync(binary, ["--version"], {
-    encoding: "utf8",
-    env: { ...process.env, NO_COLOR: "1" },
-  });
-  return (printed.split("\n")[0] ?? "")
-    .replace(/^deno /, "")
-    .replace(/ \(.*$/, "")
-    .trim();
+  try {
+    const printed = execFileSync(binary, ["--version"], {
+      encoding: "utf8",
+      env: { ...process.env, NO_COLOR: "1" },
+    });
+    return (printed.split("\n")[0] ?? "")
+      .replace(/^deno /, "")
+      .replace(/ \(.*$/, "")
+      .trim();
+  } catch {
+    return "unknown (--version failed)";
+  }
 }
 
 async function runSmoke(runtime: Runtime, binary: string): Promise<Row> {

