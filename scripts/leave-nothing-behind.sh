@@ -14,7 +14,10 @@ fi
 system_tmp="${TMPDIR:-/tmp}"
 system_tmp="${system_tmp%/}"
 own_tmp="$(mktemp -d "$system_tmp/leave-nothing-behind.XXXXXX")"
-listing() { find "$1" -mindepth 1 -maxdepth 1 -printf '%f\n' 2>/dev/null | sort; }
+# Caches a tool keeps on purpose, one per user and reused by every run, are not leftovers:
+# tsx's compile cache (tsx-<uid>), made by the docs build.
+kept_caches='^tsx-[0-9]+$'
+listing() { find "$1" -mindepth 1 -maxdepth 1 -printf '%f\n' 2>/dev/null | grep -Ev "$kept_caches" | sort; }
 before="$(listing "$system_tmp")"
 
 TMPDIR="$own_tmp" "$@"
