@@ -64,7 +64,9 @@ beforeAll(async () => {
   tab = await browser.newPage();
   tab.on("pageerror", (error) => pageErrors.push(error.message));
   tab.on("request", (request) => {
-    if (request.url().startsWith(studioUrl)) studioRequests.push(`${request.method()} ${request.url()}`);
+    if (new URL(request.url()).origin === new URL(studioUrl).origin) {
+      studioRequests.push(`${request.method()} ${request.url()}`);
+    }
   });
   await tab.goto(pageUrl);
   await tab.waitForFunction(() => "client" in window, undefined, { timeout: 30_000 });
