@@ -1,6 +1,12 @@
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { type ManagedProcess, startPrism, startProcess, waitForHttp } from "@finetune-studio/testing";
+import {
+  type ManagedProcess,
+  startChatMockProcess,
+  startPrism,
+  startProcess,
+  waitForHttp,
+} from "@finetune-studio/testing";
 
 const require = createRequire(import.meta.url);
 
@@ -21,8 +27,12 @@ export async function startStudioMock(port: number): Promise<Child> {
   return { name: "Studio API mock", url: mock.url, process: mock.process };
 }
 
+/** Pause between streamed tokens: slow enough to watch a reply arrive, quick enough not to wait on it. */
+const chatTokenDelayMs = 40;
+
+/** The streaming stand-in for vLLM (Prism answers a stream in one piece), requests checked by the contract. */
 export async function startChatMock(port: number): Promise<Child> {
-  const mock = await startPrism("chat", { port });
+  const mock = await startChatMockProcess({ port, tokenDelayMs: chatTokenDelayMs });
   return { name: "chat-completions mock", url: mock.url, process: mock.process };
 }
 

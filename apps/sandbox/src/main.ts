@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// `pnpm start`: Prism mocks of both contracts, the docs site, and a walkthrough of the SDK against them.
+// `pnpm start`: a Prism mock of the Studio API, a streaming mock of the chat server, the docs site, and a
+// walkthrough of the SDK against them.
 import { type Child, lastLines, startChatMock, startDocs, startStudioMock } from "./children.js";
 import { parseOptions, UsageError, usage } from "./options.js";
 import { assertPortsFree } from "./port-check.js";

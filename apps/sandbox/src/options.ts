@@ -28,8 +28,8 @@ export const services = [
 
 export const usage = `Usage: pnpm start [-- options]
 
-Runs Prism mocks of the Studio API and of the chat-completions server, serves the docs, and walks
-through the SDK against them. Ctrl-C stops everything.
+Runs a Prism mock of the Studio API and a streaming mock of the chat-completions server, serves the
+docs, and walks through the SDK against them. Ctrl-C stops everything.
 
 Options (or environment variables):
 ${services.map((s) => `${`  ${s.flag} <port>`.padEnd(24)}${s.what} (${s.env}, default ${s.fallback})`).join("\n")}

@@ -56,6 +56,21 @@ describe("pnpm start (the sandbox)", () => {
     expect(output).toContain('model: Open Settings, choose Security, then select "Reset password".');
     expect(output).toContain(`createStudioClient({ baseUrl: "http://127.0.0.1:${ports.studio}"`);
 
+    // The chat mock streams: a reply arrives as several chunks, then [DONE].
+    const streamed = await fetch(`http://127.0.0.1:${ports.chat}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        model: "support-lora",
+        messages: [{ role: "user", content: "Hi" }],
+        stream: true,
+      }),
+    });
+    expect(streamed.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    const events = (await streamed.text()).split("\n\n").filter(Boolean);
+    expect(events.length).toBeGreaterThan(3);
+    expect(events.at(-1)).toBe("data: [DONE]");
+
     const tree = await fetch(
       `http://127.0.0.1:${ports.studio}/api/v1/public/projects/6f1c2a8e-4b7d-4e5a-9c3f-2d8b7a1e0f45`,
       {

@@ -11,7 +11,7 @@ export function printSummary(urls: SandboxUrls, out: NodeJS.WriteStream = proces
   out.write(`
 Sandbox ready:
   Studio API mock        ${urls.studio}   (Prism, requests validated against openapi/studio.yaml)
-  chat-completions mock  ${urls.chat}   (Prism, requests validated against openapi/chat-completions.yaml)
+  chat-completions mock  ${urls.chat}   (streams like vLLM, requests validated against openapi/chat-completions.yaml)
   docs                   ${urls.docs}/
 
 Try it from your own code:

@@ -1,37 +1,35 @@
-import type { ChatCompletion, ChatCompletionRequest, ChatPaths, ModelList } from "@finetune-studio/types";
-import createClient, { type Client } from "openapi-fetch";
+import { describeValue } from "@finetune-studio/internal";
 import {
-  StudioApiError,
-  StudioConnectionError,
-  StudioError,
-  StudioTimeoutError,
-  StudioValidationError,
-} from "./errors.js";
-import { baseUrlString, parseBaseUrl } from "./internal/base-url.js";
-import { validateChatRequest } from "./internal/chat-request.js";
-import { describeValue } from "./internal/describe.js";
-import { execute } from "./internal/execute.js";
-import { parseJsonObject } from "./internal/response.js";
-import { isRetryableStatus } from "./internal/retry.js";
-import { linkSignal, sleep } from "./internal/signals.js";
-import { callSettings, checkRequestOptions, globalFetch, type Transport } from "./internal/transport.js";
-import { assertCredential, assertFunction, assertTimeout, isPlainObject } from "./internal/validate.js";
-import type { FetchFunction, RequestOptions } from "./options.js";
+  type ChatCompletion,
+  type ChatCompletionRequest,
+  type ChatPaths,
+  chatLimits,
+  type ModelList,
+} from "@finetune-studio/types";
+import type { Client } from "openapi-fetch";
+import { StudioError, StudioValidationError } from "./errors.js";
+import { wrongAnswer } from "./internal/answers.js";
+import { createCore, result } from "./internal/core.js";
+import { checkWaitOptions, isTransient, poll } from "./internal/poll.js";
+import {
+  assertCredential,
+  checkArray,
+  checkNumber,
+  checkObject,
+  checkString,
+  isPlainObject,
+} from "./internal/validate.js";
+import type { ClientOptions, RequestOptions } from "./options.js";
 
 // The local chat-completions server (vLLM's OpenAI-compatible API) a fine-tuned model is served with.
 // Completions are not retried by default: a generation that reached the server costs GPU time, and the
 // request is not idempotent in that sense. Readiness is polled by waitUntilReady instead.
 
-export interface ChatClientOptions {
+export interface ChatClientOptions extends ClientOptions {
   /** The server's root URL, without `/v1`: e.g. `http://127.0.0.1:8000`. */
   baseUrl: string;
   /** Only needed when the server was started with `--api-key` / `VLLM_API_KEY`; sent on `/v1` routes. */
   apiKey?: string;
-  /** Per-attempt timeout in milliseconds. Default 600 000 (10 min): long generations are normal. */
-  timeoutMs?: number;
-  fetch?: FetchFunction;
-  /** Allow `http://` to a host other than this machine when an `apiKey` is given. Default false. */
-  allowInsecureHttp?: boolean;
 }
 
 export interface WaitUntilReadyOptions {
@@ -63,79 +61,54 @@ export interface ChatClient {
   readonly raw: Client<ChatPaths>;
 }
 
-const DEFAULT_TIMEOUT_MS = 600_000;
-const DEFAULT_READY_TIMEOUT_MS = 600_000;
-const DEFAULT_READY_INTERVAL_MS = 500;
-const MAX_READY_INTERVAL_MS = 5_000;
 /** A probe that takes longer than this is a server not ready yet, whatever the client's timeout. */
 const MAX_PROBE_MS = 10_000;
+// The contract's limits, generated; one it drops is absent there, and the check then asks for the type only.
+const requestLimits: Partial<typeof chatLimits.schemas.ChatCompletionRequest> =
+  chatLimits.schemas.ChatCompletionRequest ?? {};
 
 export function createChatClient(options: ChatClientOptions): ChatClient {
-  if (!isPlainObject(options))
-    throw new StudioValidationError("options", "must be an object", describeValue(options));
+  checkObject("options", options);
   assertCredential("apiKey", options.apiKey, false);
-  assertTimeout("timeoutMs", options.timeoutMs);
-  assertFunction("fetch", options.fetch);
-  const url = parseBaseUrl(options.baseUrl, {
-    field: "baseUrl",
-    sendsSecret: options.apiKey !== undefined,
-    allowInsecureHttp: options.allowInsecureHttp === true,
-  });
-  if (/\/v1$/.test(url.pathname)) {
-    // The OpenAI SDK wants `<server>/v1`; this client adds `/v1` itself, so that would call `/v1/v1/...`.
-    throw new StudioValidationError(
-      "baseUrl",
-      "must be the server's root URL, without /v1",
-      baseUrlString(url),
-    );
-  }
-  const baseUrl = baseUrlString(url);
   const { apiKey } = options;
-  const transport: Transport = {
-    fetch: options.fetch ?? globalFetch,
-    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-    maxRetries: 0,
-    secrets: apiKey === undefined ? [] : [apiKey],
-    logger: undefined,
-    authorization: apiKey === undefined ? undefined : "Bearer [redacted]",
-  };
-  const raw = createClient<ChatPaths>({ baseUrl, fetch: (request) => transport.fetch(request) });
-  const auth = apiKey === undefined ? undefined : { Authorization: `Bearer ${apiKey}` };
+  const core = createCore<ChatPaths>(options, {
+    secret: apiKey,
+    headers: {},
+    defaultTimeoutMs: 600_000,
+    defaultMaxRetries: 0,
+  });
+  if (/\/v1$/.test(core.baseUrl)) {
+    // The OpenAI SDK wants `<server>/v1`; this client adds `/v1` itself, so that would call `/v1/v1/...`.
+    throw new StudioValidationError("baseUrl", "must be the server's root URL, without /v1", core.baseUrl);
+  }
+  const { raw } = core;
+  // The key goes to the OpenAI-compatible routes only; `/health` needs none.
+  const headers = apiKey === undefined ? undefined : { Authorization: `Bearer ${apiKey}` };
 
   async function complete(request: ChatCompletionRequest, callOptions?: RequestOptions) {
-    validateChatRequest(request);
-    const settings = callSettings(transport, "POST", "/v1/chat/completions", callOptions);
-    const answer = await execute(settings, ({ signal, fetch }) =>
-      raw.POST("/v1/chat/completions", { body: request, headers: auth, parseAs: "text", signal, fetch }),
+    checkChatRequest(request);
+    const call = core.call("POST", "/v1/chat/completions", callOptions);
+    const data = await result(
+      call,
+      raw.POST("/v1/chat/completions", { body: request, headers, fetch: call.fetch }),
     );
-    const completion = parseJsonObject(
-      "POST",
-      settings.path,
-      answer.response,
-      answer.data,
-      transport.secrets,
-    );
-    if (!Array.isArray(completion.choices)) {
-      throw new StudioError(`POST ${settings.path} answered a completion without a choices array`);
-    }
-    return completion as unknown as ChatCompletion;
+    if (!isPlainObject(data) || !Array.isArray(data.choices))
+      throw wrongAnswer(call, "a completion has a choices array");
+    return data;
   }
 
   async function listModels(callOptions?: RequestOptions) {
-    const settings = callSettings(transport, "GET", "/v1/models", callOptions);
-    const answer = await execute(settings, ({ signal, fetch }) =>
-      raw.GET("/v1/models", { headers: auth, parseAs: "text", signal, fetch }),
-    );
-    const list = parseJsonObject("GET", settings.path, answer.response, answer.data, transport.secrets);
-    if (!Array.isArray(list.data)) {
-      throw new StudioError(`GET ${settings.path} answered a model list without a data array`);
+    const call = core.call("GET", "/v1/models", callOptions);
+    const data = await result(call, raw.GET("/v1/models", { headers, fetch: call.fetch }));
+    if (!isPlainObject(data) || !Array.isArray(data.data) || !data.data.every(isPlainObject)) {
+      throw wrongAnswer(call, "a model list has a data array of objects");
     }
-    return list as unknown as ModelList;
+    return data;
   }
 
   async function probeHealth(callOptions?: RequestOptions): Promise<void> {
-    const settings = callSettings(transport, "GET", "/health", callOptions);
-    await execute(settings, ({ signal, fetch }) => raw.GET("/health", { parseAs: "text", signal, fetch }));
+    const call = core.call("GET", "/health", callOptions);
+    await result(call, raw.GET("/health", { parseAs: "text", fetch: call.fetch }));
   }
 
   return {
@@ -160,69 +133,64 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
         throw error;
       }
     },
-    async waitUntilReady(waitOptions = {}) {
-      const { timeoutMs, signal, model, intervalMs } = checkWaitOptions(waitOptions);
-      let lastProblem = "no probe answered yet";
-      const deadline = linkSignal(
-        signal,
-        timeoutMs,
-        () =>
-          new StudioTimeoutError(
-            `${baseUrl} was not ready${model === undefined ? "" : ` to serve "${model}"`} after ${timeoutMs} ms: ${lastProblem}`,
-            { timeoutMs },
-          ),
-      );
-      const probe = {
-        signal: deadline.signal,
-        timeoutMs: Math.min(transport.timeoutMs, MAX_PROBE_MS),
-        maxRetries: 0,
-      };
-      try {
-        for (let interval = intervalMs; ; interval = Math.min(interval * 1.5, MAX_READY_INTERVAL_MS)) {
-          try {
-            await probeHealth(probe);
-            const models = await listModels(probe);
-            if (model === undefined || models.data.some((entry) => entry.id === model)) return models;
-            const names = models.data.map((entry) => JSON.stringify(entry.id)).join(", ");
-            lastProblem = `/v1/models does not list "${model}" (it lists ${names || "nothing"})`;
-          } catch (error) {
-            if (deadline.signal.aborted) throw deadline.signal.reason;
-            if (!isTransient(error)) throw error;
-            lastProblem = (error as Error).message;
-          }
-          await sleep(interval, deadline.signal);
-        }
-      } finally {
-        deadline.dispose();
+    async waitUntilReady(waitOptions) {
+      const field = "waitUntilReady options";
+      const settings = checkWaitOptions(field, waitOptions, 500);
+      const model = waitOptions?.model;
+      if (model !== undefined && (typeof model !== "string" || model === "")) {
+        throw new StudioValidationError(`${field}.model`, "must be a non-empty string", describeValue(model));
       }
+      let notListed: string | undefined;
+      const probeTimeoutMs = Math.min(core.timeoutMs, MAX_PROBE_MS);
+      return poll(
+        {
+          ...settings,
+          maxIntervalMs: 5_000,
+          timeoutMessage: (problem) =>
+            `${core.baseUrl} was not ready${model === undefined ? "" : ` to serve "${model}"`} after ${settings.timeoutMs} ms: ${problem ?? notListed ?? "no probe answered yet"}`,
+        },
+        async (signal) => {
+          const probe = { signal, timeoutMs: probeTimeoutMs, maxRetries: 0 };
+          await probeHealth(probe);
+          const models = await listModels(probe);
+          if (model === undefined || models.data.some((entry) => entry.id === model)) return models;
+          const names = models.data.map((entry) => JSON.stringify(entry.id)).join(", ");
+          notListed = `/v1/models does not list "${model}" (it lists ${names || "nothing"})`;
+          return undefined;
+        },
+      );
     },
     raw,
   };
 }
 
-/** Failures that go away by themselves while a server starts: no answer, a timeout, a 5xx or a retryable 4xx. */
-function isTransient(error: unknown): boolean {
-  if (error instanceof StudioConnectionError || error instanceof StudioTimeoutError) return true;
-  return error instanceof StudioApiError && isRetryableStatus(error.status);
-}
-
-function checkWaitOptions(options: unknown): Required<Omit<WaitUntilReadyOptions, "signal" | "model">> & {
-  signal: AbortSignal | undefined;
-  model: string | undefined;
-} {
-  const checked = checkRequestOptions(options, "waitUntilReady options") as WaitUntilReadyOptions;
-  assertTimeout("waitUntilReady options.intervalMs", checked.intervalMs);
-  if (checked.model !== undefined && (typeof checked.model !== "string" || checked.model === "")) {
+/** Only what the contract refuses, by its generated limits: the server judges the rest. */
+function checkChatRequest(request: unknown): void {
+  const given = checkObject("request", request);
+  checkString("model", given.model, requestLimits.model ?? {});
+  checkArray("messages", given.messages, requestLimits.messages ?? {});
+  given.messages.forEach((message, index) => {
+    if (!isPlainObject(message)) {
+      throw new StudioValidationError(`messages[${index}]`, "must be an object", describeValue(message));
+    }
+    if (typeof message.role !== "string" || message.role === "") {
+      throw new StudioValidationError(
+        `messages[${index}].role`,
+        "must be a non-empty string (system, user, assistant...)",
+        describeValue(message.role),
+      );
+    }
+  });
+  if (given.max_tokens !== undefined)
+    checkNumber("max_tokens", given.max_tokens, requestLimits.max_tokens ?? {}, true);
+  if (given.temperature !== undefined)
+    checkNumber("temperature", given.temperature, requestLimits.temperature ?? {});
+  if (given.stream !== undefined && given.stream !== false) {
+    // A stream answers server-sent events; complete() reads one JSON completion.
     throw new StudioValidationError(
-      "waitUntilReady options.model",
-      "must be a non-empty string",
-      describeValue(checked.model),
+      "stream",
+      "must be false or absent: complete() reads one JSON completion",
+      describeValue(given.stream),
     );
   }
-  return {
-    timeoutMs: checked.timeoutMs ?? DEFAULT_READY_TIMEOUT_MS,
-    intervalMs: checked.intervalMs ?? DEFAULT_READY_INTERVAL_MS,
-    signal: checked.signal,
-    model: checked.model,
-  };
 }

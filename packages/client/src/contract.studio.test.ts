@@ -190,3 +190,60 @@ describe("the mock is strict", () => {
     expect(response.headers.get("sl-violations")).toContain("body");
   });
 });
+
+// The same promises against a real studio, when one is named: STUDIO_BASE_URL and STUDIO_TOKEN, plus the
+// ids to read (STUDIO_PROJECT_ID, STUDIO_SNAPSHOT_ID). Only read-only operations run, unless STUDIO_TRACE_ID
+// names a trace the token may update: it then gets an empty update, which changes nothing.
+const real = {
+  baseUrl: process.env.STUDIO_BASE_URL,
+  token: process.env.STUDIO_TOKEN,
+  projectId: process.env.STUDIO_PROJECT_ID,
+  snapshotId: process.env.STUDIO_SNAPSHOT_ID,
+  traceId: process.env.STUDIO_TRACE_ID,
+};
+const realStudio = real.baseUrl !== undefined && real.token !== undefined;
+if (!realStudio) {
+  console.log(
+    "contract.studio.test: STUDIO_BASE_URL and STUDIO_TOKEN are not set, so the tests against a real studio are skipped",
+  );
+}
+
+describe.skipIf(!realStudio)("against a real studio (STUDIO_BASE_URL)", () => {
+  const client = () => createStudioClient({ baseUrl: real.baseUrl ?? "", token: real.token ?? "" });
+
+  it.skipIf(real.projectId === undefined)("reads the project tree of STUDIO_PROJECT_ID", async () => {
+    const tree = await client().getProjectTree(real.projectId ?? "");
+    expect(tree.project.type).toBe("project");
+    expect(tree.project.id.toLowerCase()).toBe(real.projectId?.toLowerCase());
+    expect(flattenTree(tree).length).toBeGreaterThanOrEqual(1);
+  });
+
+  it.skipIf(real.snapshotId === undefined)("reads the recommendations of STUDIO_SNAPSHOT_ID", async () => {
+    const recommendations = await client().getRecommendations(real.snapshotId ?? "");
+    expect(["processing", "completed", "failed"]).toContain(recommendations.status);
+  });
+
+  it("answers 404 (or 403) for a project that does not exist", async () => {
+    const error = await client()
+      .getProjectTree("00000000-0000-4000-8000-000000000000")
+      .catch((e: unknown) => e);
+    expect([StudioNotFoundError, StudioAuthError].some((type) => error instanceof type)).toBe(true);
+  });
+
+  it("answers 401 to a token it does not know, and the token is nowhere in the error", async () => {
+    const wrong = "not-a-real-token-0123456789";
+    const error = await createStudioClient({ baseUrl: real.baseUrl ?? "", token: wrong })
+      .getProjectTree(real.projectId ?? "00000000-0000-4000-8000-000000000000")
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StudioAuthError);
+    expect(JSON.stringify(error)).not.toContain(wrong);
+  });
+
+  it.skipIf(real.traceId === undefined)(
+    "applies an empty update to STUDIO_TRACE_ID and returns that trace",
+    async () => {
+      const trace = await client().updateTrace(real.traceId ?? "", {});
+      expect(trace.id.toLowerCase()).toBe(real.traceId?.toLowerCase());
+    },
+  );
+});

@@ -2,7 +2,11 @@ import type { Recommendations } from "@finetune-studio/types";
 
 // Every error the client raises is a StudioError, so one `instanceof` check catches them all, and each
 // subclass is a case a program can branch on. No error ever holds the token: request headers are never
-// stored, and anything the server sends back is scrubbed of it before it lands here.
+// stored, and anything the server sends back is scrubbed of it before it lands here. A message stays short
+// whatever a server sent (the full answer stays on the error's fields).
+
+/** No message is longer than this, in UTF-16 units; the rest is cut with an ellipsis. */
+export const MAX_MESSAGE_LENGTH = 2_000;
 
 /** The base of every error raised by this package. */
 export class StudioError extends Error {
@@ -12,7 +16,10 @@ export class StudioError extends Error {
   }
 
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super(
+      message.length > MAX_MESSAGE_LENGTH ? `${message.slice(0, MAX_MESSAGE_LENGTH - 1)}…` : message,
+      options,
+    );
   }
 
   /** `JSON.stringify(error)` gives the name, the message and the error's own fields (never the cause). */

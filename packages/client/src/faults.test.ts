@@ -149,6 +149,17 @@ describe("timeouts against a real server", () => {
     expect(error).toBeInstanceOf(StudioTimeoutError);
   });
 
+  it("times out a body that stops half way even when its length was announced", async () => {
+    const server = await serve((_, response) => {
+      response.writeHead(200, { "content-type": "application/json", "content-length": "1000" });
+      response.write('{"project": {');
+    });
+    const error = await failureOf(
+      studio(server, { timeoutMs: 200, maxRetries: 0 }).getProjectTree(ids.project),
+    );
+    expect(error).toBeInstanceOf(StudioTimeoutError);
+  });
+
   it("aborts a hung request at once when the caller's signal fires", async () => {
     const server = await serve(reply.hang());
     const controller = new AbortController();

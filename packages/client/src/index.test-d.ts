@@ -1,6 +1,8 @@
 import type { ChatCompletion, ModelList, ProjectTree, Recommendations, Trace } from "@finetune-studio/types";
 import { assertType, describe, expectTypeOf, it } from "vitest";
 import {
+  type ChatClientOptions,
+  type ClientOptions,
   type CompletedRecommendations,
   createChatClient,
   createStudioClient,
@@ -10,6 +12,7 @@ import {
   type NodeOfType,
   type StudioApiError,
   type StudioAuthError,
+  type StudioClientOptions,
   type StudioError,
   type StudioRecommendationsFailedError,
   type StudioValidationError,
@@ -115,5 +118,14 @@ describe("errors", () => {
     expectTypeOf<StudioApiError["status"]>().toEqualTypeOf<number>();
     expectTypeOf<StudioValidationError["field"]>().toEqualTypeOf<string>();
     expectTypeOf<StudioRecommendationsFailedError["recommendations"]>().toEqualTypeOf<Recommendations>();
+  });
+});
+
+describe("one set of options for both clients", () => {
+  it("StudioClientOptions and ChatClientOptions extend ClientOptions", () => {
+    expectTypeOf<StudioClientOptions>().toMatchTypeOf<ClientOptions>();
+    expectTypeOf<ChatClientOptions>().toMatchTypeOf<ClientOptions>();
+    expectTypeOf<StudioClientOptions["dangerouslyAllowBrowser"]>().toEqualTypeOf<boolean | undefined>();
+    expectTypeOf<ClientOptions["maxResponseBytes"]>().toEqualTypeOf<number | undefined>();
   });
 });

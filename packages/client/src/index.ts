@@ -41,7 +41,7 @@ export {
   StudioValidationError,
 } from "./errors.js";
 export type { StudioLogger, StudioRequestLog } from "./logger.js";
-export type { FetchFunction, RequestOptions } from "./options.js";
+export type { ClientOptions, FetchFunction, RequestOptions } from "./options.js";
 export {
   type CompletedRecommendations,
   createStudioClient,

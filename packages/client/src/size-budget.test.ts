@@ -7,9 +7,12 @@ import { gzipSync } from "node:zlib";
 import { build } from "esbuild";
 import { describe, expect, it } from "vitest";
 
-/** Measured at 8,496 bytes minified + gzipped (24,032 minified) on 2026-11-22. */
-const BUDGET_GZIPPED_BYTES = 8_900;
-const BUDGET_MINIFIED_BYTES = 25_200;
+/**
+ * Issue #10's target: the whole client at most 5.0 KiB minified + gzipped without streaming. Measured at
+ * 10,989 bytes (30,373 minified) on 2026-11-23 after the core rebuild and the #17 hardening: not met yet.
+ */
+const BUDGET_GZIPPED_BYTES = 5_120;
+const BUDGET_MINIFIED_BYTES = 32_000;
 
 // The built package, as published: turbo builds it before the tests run.
 const entry = new URL("../dist/index.js", import.meta.url).pathname;
@@ -40,6 +43,8 @@ describe("size budget", () => {
 
     // Nothing but the client and openapi-fetch: a new runtime dependency would show here first.
     const packages = new Set(Object.keys(result.metafile.inputs).map(packageOf));
+    // Workspace packages (the contract's limits from types, the private internal one) resolve to their
+    // own folders and count as this one; a new dependency from the registry would show here first.
     expect([...packages].sort()).toEqual(["@finetune-studio/client", "openapi-fetch"]);
 
     expect(sizes.gzipped, `minified + gzipped bytes of ${entry}`).toBeLessThanOrEqual(BUDGET_GZIPPED_BYTES);

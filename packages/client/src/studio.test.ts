@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { createChatClient } from "./chat.js";
 import {
   StudioApiError,
   StudioAuthError,
@@ -37,6 +38,15 @@ describe("createStudioClient options", () => {
     ["no baseUrl", { given: { token }, field: "baseUrl" }],
     ["http to a remote host", { given: { baseUrl: "http://studio.example.net", token }, field: "baseUrl" }],
     ["http to a private address", { given: { baseUrl: "http://10.0.0.5:8080", token }, field: "baseUrl" }],
+    // The system resolver may send a *.localhost name anywhere: it is not this machine for plain http.
+    [
+      "http to a *.localhost name",
+      { given: { baseUrl: "http://studio.localhost:4010", token }, field: "baseUrl" },
+    ],
+    [
+      "a maxResponseBytes of 0",
+      { given: { baseUrl, token, maxResponseBytes: 0 }, field: "maxResponseBytes" },
+    ],
     [
       "credentials in the baseUrl",
       { given: { baseUrl: "https://u:p@studio.example.net", token }, field: "baseUrl" },
@@ -83,6 +93,34 @@ describe("createStudioClient options", () => {
   });
 });
 
+describe("in a browser (window and document exist)", () => {
+  const scope = globalThis as { window?: unknown; document?: unknown };
+  afterEach(() => {
+    delete scope.window;
+    delete scope.document;
+  });
+
+  it("refuses a Studio client, whose token every script of the page could read, without the opt-in", () => {
+    scope.window = {};
+    scope.document = {};
+    expect(() => createStudioClient({ baseUrl, token })).toThrow(
+      expect.objectContaining({ name: "StudioValidationError", field: "dangerouslyAllowBrowser" }),
+    );
+    expect(() => createStudioClient({ baseUrl, token, dangerouslyAllowBrowser: true })).not.toThrow();
+  });
+
+  it("creates the chat client, whose local server needs no real key", () => {
+    scope.window = {};
+    scope.document = {};
+    expect(() => createChatClient({ baseUrl: "http://127.0.0.1:8000" })).not.toThrow();
+  });
+
+  it("is not a browser with only one of them (a worker, Deno)", () => {
+    scope.window = {};
+    expect(() => createStudioClient({ baseUrl, token })).not.toThrow();
+  });
+});
+
 describe("requests", () => {
   it("sends GET <baseUrl><prefix>/api/v1/public/projects/{id} with the bearer token and extra headers", async () => {
     const fetch = fakeFetch(json(fullTree));
@@ -117,6 +155,16 @@ describe("requests", () => {
     const feedback = "😀".repeat(2048);
     await client(fetch).updateTrace(ids.trace, { feedback, projectId: null });
     expect(JSON.parse(fetch.bodies[0] ?? "")).toEqual({ feedback, projectId: null });
+  });
+
+  it("sends the same PUT body again on a retry, through a fetch of your own", async () => {
+    const fetch = fakeFetch(json({}, { status: 503, headers: noWait }), json(scoredTrace));
+    await client(fetch).updateTrace(ids.trace, { score: 0.5, feedback: "again" });
+    expect(fetch.bodies).toEqual(['{"score":0.5,"feedback":"again"}', '{"score":0.5,"feedback":"again"}']);
+    expect(fetch.requests.map((r) => r.headers.get("authorization"))).toEqual([
+      `Bearer ${token}`,
+      `Bearer ${token}`,
+    ]);
   });
 
   it("accepts upper-case uuids and an empty update", async () => {
@@ -186,7 +234,7 @@ describe("validation before sending", () => {
       .updateTrace(ids.trace, { feedback: "a".repeat(2049) })
       .catch((e: unknown) => e);
     expect((error as Error).message).toBe(
-      "feedback must be a string of at most 2048 Unicode code points, or null (got string of 2049 code points)",
+      "feedback must be a string of at most 2048 Unicode code points, or null (got a string of 2049 code points)",
     );
   });
 });
@@ -243,6 +291,17 @@ describe("answers", () => {
     expect((error as Error).cause).toBeInstanceOf(TypeError);
   });
 
+  it("survives a fetch that rejects with something that cannot even be printed", async () => {
+    const fetch = fakeFetch(() => {
+      throw Object.create(null);
+    });
+    const error = await client(fetch, { maxRetries: 0 })
+      .getProjectTree(ids.project)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StudioConnectionError);
+    expect((error as Error).message).toContain("cannot be printed");
+  });
+
   it("lets a call override maxRetries", async () => {
     const fetch = fakeFetch(json({}, { status: 503, headers: noWait }));
     await expect(client(fetch).getProjectTree(ids.project, { maxRetries: 0 })).rejects.toBeInstanceOf(
@@ -265,8 +324,8 @@ describe("answers", () => {
   it.each([
     ["malformed JSON", '{"project": ', /not valid JSON/],
     ["an empty body", "", /empty body/],
-    ["a JSON array", "[]", /not an object \(array\)/],
-    ["an object without project", "{}", /without a project/],
+    ["a JSON array", "[]", /a project tree is an object \(got an array of 0 items\)/],
+    ["an object without project", "{}", /a project tree has a project object \(got nothing\)/],
   ])(
     "turns a 200 with %s into a StudioError, not a SyntaxError, without retrying",
     async (_, body, message) => {

@@ -1,46 +1,39 @@
-import type { ProjectTree, paths, Recommendations, Trace, TraceUpdate } from "@finetune-studio/types";
-import createClient, { type Client } from "openapi-fetch";
+import { describeValue } from "@finetune-studio/internal";
 import {
-  StudioError,
-  StudioRecommendationsFailedError,
-  StudioTimeoutError,
-  StudioValidationError,
-} from "./errors.js";
-import { baseUrlString, parseBaseUrl } from "./internal/base-url.js";
-import { describeValue } from "./internal/describe.js";
-import { type CallSettings, execute } from "./internal/execute.js";
-import { parseJsonObject } from "./internal/response.js";
-import { linkSignal, sleep } from "./internal/signals.js";
-import { callSettings, checkRequestOptions, globalFetch, type Transport } from "./internal/transport.js";
+  type ProjectTree,
+  type paths,
+  type Recommendations,
+  studioLimits,
+  type Trace,
+  type TraceUpdate,
+} from "@finetune-studio/types";
+import type { Client } from "openapi-fetch";
+import { StudioRecommendationsFailedError, StudioValidationError } from "./errors.js";
+import { expectProjectTree, expectRecommendations, expectTrace } from "./internal/answers.js";
+import { createCore, result } from "./internal/core.js";
+import { checkWaitOptions, poll } from "./internal/poll.js";
+import { redact } from "./internal/redact.js";
 import {
   assertCredential,
-  assertFeedback,
   assertFunction,
-  assertRetries,
-  assertScore,
-  assertTimeout,
-  assertUuid,
+  checkNumber,
+  checkObject,
+  checkString,
   isPlainObject,
+  type Limit,
 } from "./internal/validate.js";
-import type { StudioLogger } from "./logger.js";
-import type { FetchFunction, RequestOptions } from "./options.js";
+import type { ClientOptions, RequestOptions } from "./options.js";
 
-export interface StudioClientOptions {
+export interface StudioClientOptions extends ClientOptions {
   /** Your studio deployment, e.g. `https://studio.example.net`; every API path is relative to it. */
   baseUrl: string;
   /** The access token, sent as `Authorization: Bearer <token>`. Required. */
   token: string;
-  /** Retries of a failed attempt (connection error, timeout, 408, 409, 429, 5xx). Default 2. */
-  maxRetries?: number;
-  /** Per-attempt timeout in milliseconds. Default 60 000. */
-  timeoutMs?: number;
-  fetch?: FetchFunction;
-  /** Extra headers for every request. `Authorization` is always the token's. */
-  headers?: Record<string, string>;
-  /** Called once per attempt with method, path, status, attempt, duration and a redacted Authorization. */
-  logger?: StudioLogger;
-  /** Allow `http://` to a host other than this machine, sending the token in clear. Default false. */
-  allowInsecureHttp?: boolean;
+  /**
+   * Create the client in a browser anyway. Off by default: a page's token can be read by anything that
+   * runs in the page (extensions, injected scripts), so it belongs on a server.
+   */
+  dangerouslyAllowBrowser?: boolean;
 }
 
 export interface WaitForRecommendationsOptions {
@@ -62,7 +55,10 @@ export interface StudioClient {
   getProjectTree(projectId: string, options?: RequestOptions): Promise<ProjectTree>;
   /** `GET /api/v1/public/recommendations/{snapshotId}`: whatever state the recommendations are in now. */
   getRecommendations(snapshotId: string, options?: RequestOptions): Promise<Recommendations>;
-  /** Polls `getRecommendations` while `processing`; resolves on `completed`, rejects on `failed` or timeout. */
+  /**
+   * Polls `getRecommendations` while `processing`; resolves on `completed`, rejects on `failed` or timeout.
+   * Connection errors, timeouts, 408, 429 and 5xx mean "poll again later"; other errors stop it at once.
+   */
   waitForRecommendations(
     snapshotId: string,
     options?: WaitForRecommendationsOptions,
@@ -73,142 +69,106 @@ export interface StudioClient {
   readonly raw: Client<paths>;
 }
 
-const DEFAULT_MAX_RETRIES = 2;
-const DEFAULT_TIMEOUT_MS = 60_000;
-const DEFAULT_POLL_INTERVAL_MS = 1_000;
-const DEFAULT_POLL_TIMEOUT_MS = 600_000;
-/** Each pause is this much longer than the last, up to the cap: gentle on the service during long jobs. */
-const POLL_GROWTH = 1.5;
-const MAX_POLL_INTERVAL_MS = 10_000;
-const TRACE_UPDATE_FIELDS = new Set(["score", "feedback", "projectId"]);
+// The contract's limits, generated; one it drops is absent there, and the check then asks for the type only.
+const operations: Partial<typeof studioLimits.operations> = studioLimits.operations;
+const updateLimits: Partial<typeof studioLimits.schemas.TraceUpdate> = studioLimits.schemas.TraceUpdate ?? {};
+const projectIdLimit: Limit = operations.getProjectTree?.path.projectId ?? {};
+const snapshotIdLimit: Limit = operations.getRecommendations?.path.snapshotId ?? {};
+const traceIdLimit: Limit = operations.updateTrace?.path.id ?? {};
+const TRACE_UPDATE_FIELDS = ["score", "feedback", "projectId"];
 
 export function createStudioClient(options: StudioClientOptions): StudioClient {
-  if (!isPlainObject(options))
-    throw new StudioValidationError("options", "must be an object", describeValue(options));
-  assertCredential("token", options.token, true);
-  assertRetries("maxRetries", options.maxRetries);
-  assertTimeout("timeoutMs", options.timeoutMs);
-  assertFunction("fetch", options.fetch);
-  assertFunction("logger", options.logger);
-  if (options.headers !== undefined && !isPlainObject(options.headers)) {
+  checkObject("options", options);
+  if (inBrowser() && options.dangerouslyAllowBrowser !== true) {
     throw new StudioValidationError(
-      "headers",
-      "must be an object of header names to values",
-      describeValue(options.headers),
+      "dangerouslyAllowBrowser",
+      "must be true to create a Studio client in a browser, where the page exposes the token " +
+        "to every script it runs; call the API from your server instead",
     );
   }
-  const url = parseBaseUrl(options.baseUrl, {
-    field: "baseUrl",
-    sendsSecret: true,
-    allowInsecureHttp: options.allowInsecureHttp === true,
+  assertCredential("token", options.token, true);
+  const secret = options.token;
+  const core = createCore<paths>(options, {
+    secret,
+    headers: { Authorization: `Bearer ${secret}` },
+    defaultTimeoutMs: 60_000,
+    defaultMaxRetries: 2,
   });
-  const transport: Transport = {
-    fetch: options.fetch ?? globalFetch,
-    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-    maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
-    secrets: [options.token],
-    logger: options.logger,
-    authorization: "Bearer [redacted]",
-  };
-  const raw = createClient<paths>({
-    baseUrl: baseUrlString(url),
-    fetch: (request) => transport.fetch(request),
-    headers: { ...withoutAuthorization(options.headers), Authorization: `Bearer ${options.token}` },
-  });
-
-  /** Runs one operation with retries and returns its JSON object. */
-  async function call(settings: CallSettings, send: Parameters<typeof execute>[1]) {
-    const answer = await execute(settings, send);
-    return parseJsonObject(settings.method, settings.path, answer.response, answer.data, transport.secrets);
-  }
+  const { raw } = core;
 
   async function getRecommendations(snapshotId: string, callOptions?: RequestOptions) {
-    assertUuid("snapshotId", snapshotId);
-    const path = `/api/v1/public/recommendations/${snapshotId}`;
-    const body = await call(callSettings(transport, "GET", path, callOptions), ({ signal, fetch }) =>
+    checkString("snapshotId", snapshotId, snapshotIdLimit);
+    const call = core.call("GET", `/api/v1/public/recommendations/${snapshotId}`, callOptions);
+    const data = await result(
+      call,
       raw.GET("/api/v1/public/recommendations/{snapshotId}", {
         params: { path: { snapshotId } },
-        parseAs: "text",
-        signal,
-        fetch,
+        fetch: call.fetch,
       }),
     );
-    if (typeof body.status !== "string") {
-      throw new StudioError(`GET ${path} answered an object without a status: not recommendations`);
-    }
-    return body as unknown as Recommendations;
+    return expectRecommendations(call, data, snapshotId);
   }
 
   return {
     async getProjectTree(projectId, callOptions) {
-      assertUuid("projectId", projectId);
-      const path = `/api/v1/public/projects/${projectId}`;
-      const body = await call(callSettings(transport, "GET", path, callOptions), ({ signal, fetch }) =>
+      checkString("projectId", projectId, projectIdLimit);
+      const call = core.call("GET", `/api/v1/public/projects/${projectId}`, callOptions);
+      const data = await result(
+        call,
         raw.GET("/api/v1/public/projects/{projectId}", {
           params: { path: { projectId } },
-          parseAs: "text",
-          signal,
-          fetch,
+          fetch: call.fetch,
         }),
       );
-      if (!isPlainObject(body.project)) {
-        throw new StudioError(`GET ${path} answered an object without a project: not a project tree`);
-      }
-      return body as unknown as ProjectTree;
+      return expectProjectTree(call, data);
     },
 
     getRecommendations,
 
-    async waitForRecommendations(snapshotId, waitOptions = {}) {
-      assertUuid("snapshotId", snapshotId);
-      const { intervalMs, timeoutMs, signal, onPoll } = checkWaitOptions(waitOptions);
-      // One deadline for the whole wait, requests and pauses included; its reason is the timeout error.
-      const deadline = linkSignal(
-        signal,
-        timeoutMs,
-        () =>
-          new StudioTimeoutError(
-            `recommendations for snapshot ${snapshotId} were still processing after ${timeoutMs} ms`,
-            { timeoutMs },
-          ),
-      );
-      try {
-        for (let poll = 1, interval = intervalMs; ; poll++) {
-          const recommendations = await getRecommendations(snapshotId, { signal: deadline.signal });
-          onPoll?.(recommendations, poll);
+    async waitForRecommendations(snapshotId, waitOptions) {
+      checkString("snapshotId", snapshotId, snapshotIdLimit);
+      const field = "waitForRecommendations options";
+      const settings = checkWaitOptions(field, waitOptions, 1_000);
+      const { onPoll } = waitOptions ?? {};
+      assertFunction(`${field}.onPoll`, onPoll);
+      return poll(
+        {
+          ...settings,
+          maxIntervalMs: 10_000,
+          timeoutMessage: (problem) =>
+            `recommendations for snapshot ${snapshotId} were still processing after ${settings.timeoutMs} ms` +
+            (problem === undefined ? "" : ` (the last poll failed: ${problem})`),
+        },
+        async (signal, count) => {
+          // Each poll is one attempt: the wait itself retries, at its own pace, within its deadline.
+          const recommendations = await getRecommendations(snapshotId, { signal, maxRetries: 0 });
+          onPoll?.(recommendations, count);
           if (recommendations.status === "completed") return recommendations as CompletedRecommendations;
-          if (recommendations.status === "failed")
-            throw new StudioRecommendationsFailedError(recommendations);
-          // `processing`, or a status this version does not know yet: neither is final, so keep polling.
-          await sleep(interval, deadline.signal);
-          interval = Math.min(interval * POLL_GROWTH, Math.max(MAX_POLL_INTERVAL_MS, intervalMs));
-        }
-      } finally {
-        deadline.dispose();
-      }
+          if (recommendations.status === "failed") {
+            throw new StudioRecommendationsFailedError(redact(recommendations, [secret]));
+          }
+          // `processing`, or a status this version does not know yet: neither is final.
+          return undefined;
+        },
+      );
     },
 
     async updateTrace(traceId, update, callOptions) {
-      assertUuid("traceId", traceId);
+      checkString("traceId", traceId, traceIdLimit);
       const body = checkTraceUpdate(update);
-      const path = `/api/v1/traces/${traceId}`;
-      const trace = await call(callSettings(transport, "PUT", path, callOptions), ({ signal, fetch }) =>
-        raw.PUT("/api/v1/traces/{id}", {
-          params: { path: { id: traceId } },
-          body,
-          parseAs: "text",
-          signal,
-          fetch,
-        }),
+      const call = core.call("PUT", `/api/v1/traces/${traceId}`, callOptions);
+      const data = await result(
+        call,
+        raw.PUT("/api/v1/traces/{id}", { params: { path: { id: traceId } }, body, fetch: call.fetch }),
       );
-      return trace as unknown as Trace;
+      return expectTrace(call, data, traceId);
     },
 
     raw,
   };
 }
 
-/** The update as it will be sent: only the fields given, each checked against the contract's rule. */
+/** The update as it will be sent: only the fields given, each checked against the contract's limits. */
 function checkTraceUpdate(update: unknown): TraceUpdate {
   if (!isPlainObject(update)) {
     throw new StudioValidationError(
@@ -217,8 +177,10 @@ function checkTraceUpdate(update: unknown): TraceUpdate {
       describeValue(update),
     );
   }
-  for (const key of Object.keys(update)) {
-    if (!TRACE_UPDATE_FIELDS.has(key)) {
+  const given = update;
+  const body: TraceUpdate = {};
+  for (const key in given) {
+    if (!TRACE_UPDATE_FIELDS.includes(key)) {
       // The contract refuses unknown fields, so a misspelt one fails here instead of being ignored.
       throw new StudioValidationError(
         `update.${key}`,
@@ -226,40 +188,24 @@ function checkTraceUpdate(update: unknown): TraceUpdate {
       );
     }
   }
-  const body: TraceUpdate = {};
-  if (update.score !== undefined) {
-    assertScore(update.score);
-    body.score = update.score;
+  const { score, feedback, projectId } = given;
+  if (score !== undefined) {
+    checkNumber("score", score, updateLimits.score ?? {});
+    body.score = score as number;
   }
-  if (update.feedback !== undefined) {
-    assertFeedback(update.feedback);
-    body.feedback = update.feedback;
+  if (feedback !== undefined) {
+    checkString("feedback", feedback, updateLimits.feedback ?? {}, true);
+    body.feedback = feedback as string | null;
   }
-  if (update.projectId !== undefined) {
-    if (update.projectId !== null) assertUuid("projectId", update.projectId);
-    body.projectId = update.projectId;
+  if (projectId !== undefined) {
+    checkString("projectId", projectId, updateLimits.projectId ?? {}, true);
+    body.projectId = projectId as string | null;
   }
   return body;
 }
 
-function checkWaitOptions(options: unknown) {
-  const checked = checkRequestOptions(
-    options,
-    "waitForRecommendations options",
-  ) as WaitForRecommendationsOptions;
-  assertTimeout("waitForRecommendations options.intervalMs", checked.intervalMs);
-  assertFunction("waitForRecommendations options.onPoll", checked.onPoll);
-  return {
-    intervalMs: checked.intervalMs ?? DEFAULT_POLL_INTERVAL_MS,
-    timeoutMs: checked.timeoutMs ?? DEFAULT_POLL_TIMEOUT_MS,
-    signal: checked.signal,
-    onPoll: checked.onPoll,
-  };
-}
-
-/** The caller's headers minus any Authorization: the token's header must be the one sent. */
-function withoutAuthorization(headers: Record<string, string> | undefined): Record<string, string> {
-  return Object.fromEntries(
-    Object.entries(headers ?? {}).filter(([name]) => name.toLowerCase() !== "authorization"),
-  );
+/** A page in a browser: where a token would be readable by every script the page runs. */
+function inBrowser(): boolean {
+  const scope = globalThis as { window?: unknown; document?: unknown };
+  return typeof scope.window !== "undefined" && typeof scope.document !== "undefined";
 }

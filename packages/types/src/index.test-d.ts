@@ -1,10 +1,25 @@
 import { describe, expectTypeOf, it } from "vitest";
 import type {
+  ChatAssistantMessage,
   ChatCompletion,
+  ChatCompletionChunk,
+  ChatCompletionDelta,
   ChatCompletionRequest,
+  ChatCompletionStreamError,
+  ChatCompletionStreamEvent,
+  ChatContentPart,
+  ChatContentPartText,
+  ChatMessage,
+  ChatPaths,
+  ChatRole,
+  ChatTool,
+  ChatToolCall,
+  ChatToolCallDelta,
+  ChatToolMessage,
   ExperimentNode,
   FinetuningJobNode,
   KnownNodeStatus,
+  LoadLoraAdapterRequest,
   NodeStatus,
   ProjectTree,
   paths,
@@ -123,10 +138,80 @@ describe("paths", () => {
 });
 
 describe("chat completions", () => {
-  it("requires model, messages and max_tokens, and lets content be null in replies", () => {
-    expectTypeOf<ChatCompletionRequest["max_tokens"]>().toEqualTypeOf<number>();
-    expectTypeOf<ChatCompletionRequest["temperature"]>().toEqualTypeOf<number | undefined>();
+  it("requires only messages, as vLLM does, and lets content be null in replies", () => {
+    expectTypeOf<ChatCompletionRequest["messages"]>().toEqualTypeOf<ChatMessage[]>();
+    expectTypeOf<ChatCompletionRequest["max_tokens"]>().toEqualTypeOf<number | null | undefined>();
+    expectTypeOf<ChatCompletionRequest["max_completion_tokens"]>().toEqualTypeOf<number | null | undefined>();
+    expectTypeOf<ChatCompletionRequest["temperature"]>().toEqualTypeOf<number | null | undefined>();
+    const minimal: ChatCompletionRequest = { model: "m", messages: [{ role: "user", content: "hi" }] };
+    void minimal;
     type Content = ChatCompletion["choices"][number]["message"]["content"];
     expectTypeOf<Content>().toEqualTypeOf<string | null>();
+  });
+
+  it("narrows a message by its role", () => {
+    const visit = (message: ChatMessage) => {
+      if (message.role === "tool") {
+        expectTypeOf(message).toEqualTypeOf<ChatToolMessage>();
+        expectTypeOf(message.tool_call_id).toEqualTypeOf<string>();
+      } else if (message.role === "assistant") {
+        expectTypeOf(message).toEqualTypeOf<ChatAssistantMessage>();
+        expectTypeOf(message.tool_calls).toEqualTypeOf<ChatToolCall[] | null | undefined>();
+      }
+    };
+    void visit;
+    expectTypeOf<ChatRole>().toEqualTypeOf<
+      "system" | "developer" | "user" | "assistant" | "tool" | "function"
+    >();
+    const toolTurn: ChatMessage = {
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }],
+    };
+    void toolTurn;
+    // @ts-expect-error a tool message answers a call by its id
+    const orphan: ChatMessage = { role: "tool", content: "42" };
+    void orphan;
+  });
+
+  it("types free-form objects (tool parameters, template variables) as records of anything", () => {
+    expectTypeOf<ChatTool["function"]["parameters"]>().toEqualTypeOf<
+      Record<string, unknown> | null | undefined
+    >();
+    expectTypeOf<ChatCompletionRequest["chat_template_kwargs"]>().toEqualTypeOf<
+      Record<string, unknown> | null | undefined
+    >();
+  });
+
+  it("narrows a content part by its type", () => {
+    const visit = (part: ChatContentPart) => {
+      if (part.type === "image_url") expectTypeOf(part.image_url.url).toEqualTypeOf<string>();
+      if (part.type === "text") expectTypeOf(part).toEqualTypeOf<ChatContentPartText>();
+    };
+    void visit;
+  });
+
+  it("types the stream's chunks and its error event", () => {
+    expectTypeOf<ChatCompletionChunk["object"]>().toEqualTypeOf<"chat.completion.chunk">();
+    expectTypeOf<ChatCompletionDelta["content"]>().toEqualTypeOf<string | null | undefined>();
+    expectTypeOf<ChatToolCallDelta["index"]>().toEqualTypeOf<number>();
+    expectTypeOf<ChatCompletionStreamEvent>().toEqualTypeOf<
+      ChatCompletionChunk | ChatCompletionStreamError
+    >();
+    expectTypeOf<ChatCompletionStreamError["error"]["message"]>().toEqualTypeOf<string>();
+    expectTypeOf<
+      ChatPaths["/v1/chat/completions"]["post"]["responses"][200]["content"]["text/event-stream"]
+    >().toEqualTypeOf<ChatCompletionStreamEvent>();
+  });
+
+  it("types the runtime LoRA requests", () => {
+    expectTypeOf<LoadLoraAdapterRequest>().toEqualTypeOf<{
+      lora_name: string;
+      lora_path: string;
+      load_inplace?: boolean;
+    }>();
+    expectTypeOf<
+      ChatPaths["/v1/load_lora_adapter"]["post"]["responses"][200]["content"]["text/plain"]
+    >().toEqualTypeOf<string>();
   });
 });

@@ -50,13 +50,62 @@ export type TraceProcessingStatus = StudioSchemas["TraceProcessingStatus"];
 /** An error body. Its shape is not guaranteed by the service. */
 export type StudioErrorBody = StudioSchemas["ErrorBody"];
 
-// Local chat-completions server
+// Local chat-completions server (vLLM's OpenAI-compatible API): the request
 export type ChatCompletionRequest = ChatSchemas["ChatCompletionRequest"];
+/** One message of the conversation; `role` narrows it to its kind. */
 export type ChatMessage = ChatSchemas["ChatMessage"];
+export type ChatSystemMessage = ChatSchemas["ChatSystemMessage"];
+export type ChatDeveloperMessage = ChatSchemas["ChatDeveloperMessage"];
+export type ChatUserMessage = ChatSchemas["ChatUserMessage"];
+export type ChatAssistantMessage = ChatSchemas["ChatAssistantMessage"];
+export type ChatToolMessage = ChatSchemas["ChatToolMessage"];
+export type ChatFunctionMessage = ChatSchemas["ChatFunctionMessage"];
+/** The role of a message: `system`, `developer`, `user`, `assistant`, `tool` or `function`. */
+export type ChatRole = ChatMessage["role"];
+/** One part of a user message; `type` narrows it. */
+export type ChatContentPart = ChatSchemas["ChatContentPart"];
+export type ChatContentPartText = ChatSchemas["ChatContentPartText"];
+export type ChatContentPartImage = ChatSchemas["ChatContentPartImage"];
+export type ChatContentPartInputAudio = ChatSchemas["ChatContentPartInputAudio"];
+export type ChatContentPartAudioUrl = ChatSchemas["ChatContentPartAudioUrl"];
+export type ChatContentPartVideoUrl = ChatSchemas["ChatContentPartVideoUrl"];
+export type ChatContentPartRefusal = ChatSchemas["ChatContentPartRefusal"];
+export type ChatTool = ChatSchemas["ChatTool"];
+export type ChatFunctionDefinition = ChatSchemas["ChatFunctionDefinition"];
+export type ChatToolChoice = ChatSchemas["ChatToolChoice"];
+export type ChatResponseFormat = ChatSchemas["ChatResponseFormat"];
+export type ChatStreamOptions = ChatSchemas["ChatStreamOptions"];
+export type ChatStructuredOutputs = ChatSchemas["ChatStructuredOutputs"];
+
+// Local chat-completions server: the completion
 export type ChatCompletion = ChatSchemas["ChatCompletion"];
 export type ChatCompletionChoice = ChatSchemas["ChatCompletionChoice"];
 export type ChatCompletionMessage = ChatSchemas["ChatCompletionMessage"];
 export type ChatCompletionUsage = ChatSchemas["ChatCompletionUsage"];
+export type ChatCompletionLogprobs = ChatSchemas["ChatCompletionLogprobs"];
+export type ChatCompletionTokenLogprob = ChatSchemas["ChatCompletionTokenLogprob"];
+export type ChatPromptTokenLogprobs = ChatSchemas["ChatPromptTokenLogprobs"];
+/** Why generation stopped: `stop`, `length`, `tool_calls`, ... (null in a stream until the last chunk). */
+export type ChatFinishReason = ChatSchemas["ChatFinishReason"];
+/** A complete tool call, in a reply or sent back in an assistant message. */
+export type ChatToolCall = ChatSchemas["ChatToolCall"];
+export type ChatFunctionCall = ChatSchemas["ChatFunctionCall"];
+
+// Local chat-completions server: the stream (`stream: true`)
+/** One `data:` event of a stream: a chunk of the reply. */
+export type ChatCompletionChunk = ChatSchemas["ChatCompletionChunk"];
+export type ChatCompletionChunkChoice = ChatSchemas["ChatCompletionChunkChoice"];
+export type ChatCompletionDelta = ChatSchemas["ChatCompletionDelta"];
+/** A piece of a tool call in a stream; pieces with the same `index` append to one call. */
+export type ChatToolCallDelta = ChatSchemas["ChatToolCallDelta"];
+/** The error object vLLM sends inside a stream after its 200, before `data: [DONE]`. */
+export type ChatCompletionStreamError = ChatSchemas["ChatCompletionStreamError"];
+/** What one `data:` event holds (other than the `[DONE]` terminator): a chunk or a stream error. */
+export type ChatCompletionStreamEvent = ChatSchemas["ChatCompletionStreamEvent"];
+
+// Local chat-completions server: models, adapters, errors
 export type ModelList = ChatSchemas["ModelList"];
 export type Model = ChatSchemas["Model"];
+export type LoadLoraAdapterRequest = ChatSchemas["LoadLoraAdapterRequest"];
+export type UnloadLoraAdapterRequest = ChatSchemas["UnloadLoraAdapterRequest"];
 export type ChatErrorBody = ChatSchemas["ChatErrorBody"];

@@ -1,19 +1,11 @@
+import { isLoopbackHost, isWildcardHost } from "@finetune-studio/internal";
 import { StudioValidationError } from "../errors.js";
 
 // A token sent over plain http can be read by anyone on the path. To this machine it never leaves the
-// host, so loopback (and the unspecified addresses, which connect to this machine) may use http.
-const THIS_MACHINE = [
-  /^localhost$/i,
-  /\.localhost$/i,
-  /^127(\.\d{1,3}){3}$/,
-  /^0\.0\.0\.0$/,
-  /^\[::1?\]$/,
-  /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/i,
-];
-
-/** Whether a URL hostname (as `URL#hostname` gives it) names this machine. */
-export function isThisMachine(hostname: string): boolean {
-  return THIS_MACHINE.some((pattern) => pattern.test(hostname));
+// host, so loopback (and the unspecified addresses, which connect to this machine) may use http. A name
+// under `.localhost` is not this machine: the system resolver may send it anywhere (isLoopbackHost).
+function isThisMachine(hostname: string): boolean {
+  return isLoopbackHost(hostname) || isWildcardHost(hostname);
 }
 
 /**

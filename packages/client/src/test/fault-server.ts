@@ -9,6 +9,9 @@ export interface ReceivedRequest {
   readonly method: string;
   readonly url: string;
   readonly authorization: string | undefined;
+  readonly headers: IncomingMessage["headers"];
+  /** The request body as text, filled in as it arrives. */
+  body: string;
 }
 
 export interface FaultServer {
@@ -21,14 +24,20 @@ export interface FaultServer {
 export async function startFaultServer(handlers: Handler[], port = 0): Promise<FaultServer> {
   const received: ReceivedRequest[] = [];
   const server: Server = createServer((request, response) => {
-    received.push({
+    const record: ReceivedRequest = {
       method: request.method ?? "",
       url: request.url ?? "",
       authorization: request.headers.authorization,
-    });
+      headers: request.headers,
+      body: "",
+    };
+    received.push(record);
     const handler = handlers[Math.min(received.length - 1, handlers.length - 1)];
     // Read the body so that a reset or a late answer is the only fault under test.
-    request.resume();
+    request.setEncoding("utf8");
+    request.on("data", (chunk: string) => {
+      record.body += chunk;
+    });
     handler?.(request, response);
   });
   await new Promise<void>((resolve, reject) => {
