@@ -5,6 +5,7 @@ import { describeMachine, oneMinuteLoad } from "./machine.js";
 import { measureBundleSizes } from "./measure/bundle-size.js";
 import { measureCalls } from "./measure/call-overhead.js";
 import { measureColdImports } from "./measure/cold-import.js";
+import { fullStreamRun, measureStreaming, quickStreamRun } from "./measure/stream-bench.js";
 import { measureTreeHelpers } from "./measure/tree-helpers.js";
 import { renderReport, type Section } from "./report.js";
 import { chatScenarios } from "./scenarios/chat.js";
@@ -70,6 +71,8 @@ async function main(): Promise<void> {
     await server.stop();
     process.off("SIGINT", interrupted).off("SIGTERM", interrupted);
   }
+
+  sections.push(...(await measureStreaming(quick ? quickStreamRun : fullStreamRun, step)));
 
   step("bundle sizes");
   sections.push({

@@ -151,3 +151,35 @@ export class StudioRecommendationsFailedError extends StudioError {
     this.recommendations = recommendations;
   }
 }
+
+/** What a server said in an error event inside a stream (vLLM: `data: {"error": {...}}`), scrubbed. */
+export interface StudioStreamServerError {
+  readonly message: string;
+  readonly type: string | undefined;
+  /** vLLM puts the HTTP status it would have answered here (400, 500, ...). */
+  readonly code: number | string | undefined;
+  readonly param: string | undefined;
+}
+
+/**
+ * A stream answered 200 and then failed: the server sent an error event (`serverError` holds it), or sent
+ * something that is not a chunk (not JSON, an event too large, JSON nested too deeply).
+ */
+export class StudioStreamError extends StudioError {
+  static {
+    StudioStreamError.prototype.name = "StudioStreamError";
+  }
+  readonly method: string;
+  readonly path: string;
+  readonly serverError: StudioStreamServerError | undefined;
+
+  constructor(
+    message: string,
+    details: { method: string; path: string; serverError?: StudioStreamServerError; cause?: unknown },
+  ) {
+    super(message, { cause: details.cause });
+    this.method = details.method;
+    this.path = details.path;
+    this.serverError = details.serverError;
+  }
+}

@@ -1,0 +1,167 @@
+// Streaming: how fast each reader parses a long stream, how soon it hands over the first chunk, and what
+// streaming adds to the client bundle. The readers run interleaved in rounds, in a rotating order, against
+// one streaming server in its own process, so a slow spell of the shared machine falls on all of them.
+import { fileURLToPath } from "node:url";
+import { getFreePort, startProcess, waitForHttp } from "@finetune-studio/testing";
+import { count, kib, micros, perSecond, ratio } from "../format.js";
+import type { Section } from "../report.js";
+import { type StreamReader, streamReaders } from "../scenarios/stream.js";
+import { median, summarize } from "../stats.js";
+import { markdownTable } from "../table.js";
+import { bundleSize } from "./bundle-size.js";
+
+export interface StreamSettings {
+  /** Token chunks in the long stream. */
+  readonly tokens: number;
+  /** Long streams read per reader (one per round), after `warmupStreams` untimed ones. */
+  readonly rounds: number;
+  readonly warmupStreams: number;
+  /** First-chunk timings per reader: `firstChunkRounds` rounds of `firstChunkCalls`, after 50 untimed. */
+  readonly firstChunkRounds: number;
+  readonly firstChunkCalls: number;
+}
+
+export const fullStreamRun: StreamSettings = {
+  tokens: 10_000,
+  rounds: 15,
+  warmupStreams: 3,
+  firstChunkRounds: 20,
+  firstChunkCalls: 50,
+};
+export const quickStreamRun: StreamSettings = {
+  tokens: 10_000,
+  rounds: 2,
+  warmupStreams: 1,
+  firstChunkRounds: 2,
+  firstChunkCalls: 20,
+};
+
+/** The budget of issue 11: streaming adds at most 1.5 KiB (min + gzip) to the 5.0 KiB core. */
+const CORE_BUDGET_BYTES = 5 * 1024;
+const STREAM_BUDGET_BYTES = 1.5 * 1024;
+
+const rotate = <T>(items: readonly T[], round: number) => {
+  const shift = round % items.length;
+  return [...items.slice(shift), ...items.slice(0, shift)];
+};
+
+async function startStreamServer(): Promise<{ url: string; stop(): Promise<void> }> {
+  const port = await getFreePort();
+  const script = fileURLToPath(new URL("./stream-server.js", import.meta.url));
+  const proc = startProcess(process.execPath, [script, String(port)]);
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitForHttp(`${url}/health`, { process: proc, isReady: (status) => status === 200 });
+  } catch (error) {
+    await proc.stop();
+    throw error;
+  }
+  return { url, stop: () => proc.stop() };
+}
+
+async function chunksPerSecond(readers: readonly StreamReader[], settings: StreamSettings) {
+  for (const reader of readers)
+    for (let i = 0; i < settings.warmupStreams; i++) await reader.readAll(settings.tokens);
+  const rates = new Map<StreamReader, number[]>(readers.map((reader) => [reader, []]));
+  for (let round = 0; round < settings.rounds; round++) {
+    for (const reader of rotate(readers, round)) {
+      const started = performance.now();
+      const chunks = await reader.readAll(settings.tokens);
+      rates.get(reader)?.push(chunks / ((performance.now() - started) / 1000));
+    }
+  }
+  return new Map([...rates].map(([reader, samples]) => [reader, median(samples)]));
+}
+
+async function firstChunkTimes(readers: readonly StreamReader[], settings: StreamSettings) {
+  for (const reader of readers) for (let i = 0; i < 50; i++) await reader.firstChunk(4);
+  const times = new Map<StreamReader, number[]>(readers.map((reader) => [reader, []]));
+  for (let round = 0; round < settings.firstChunkRounds; round++) {
+    for (const reader of rotate(readers, round)) {
+      for (let i = 0; i < settings.firstChunkCalls; i++) times.get(reader)?.push(await reader.firstChunk(4));
+    }
+  }
+  return new Map([...times].map(([reader, samples]) => [reader, summarize(samples)]));
+}
+
+async function streamBundleRow(): Promise<string> {
+  const core = await bundleSize('export * from "@finetune-studio/client";');
+  const withStream = await bundleSize(
+    'export * from "@finetune-studio/client"; export { ChatCompletionStream } from "../packages/client/dist/stream/chat-completion-stream.js";',
+  );
+  const added = withStream.gzipped - core.gzipped;
+  return markdownTable(
+    ["bundle", "minified", "minified + gzip", "added by streaming", "budget"],
+    [
+      [
+        "@finetune-studio/client, whole public entry",
+        kib(core.minified),
+        kib(core.gzipped),
+        "",
+        kib(CORE_BUDGET_BYTES),
+      ],
+      [
+        "the same + ChatCompletionStream",
+        kib(withStream.minified),
+        kib(withStream.gzipped),
+        `${kib(added)} (${added <= STREAM_BUDGET_BYTES ? "within" : "over"} ${kib(STREAM_BUDGET_BYTES)})`,
+        kib(CORE_BUDGET_BYTES + STREAM_BUDGET_BYTES),
+      ],
+    ],
+    ["left"],
+  );
+}
+
+export async function measureStreaming(
+  settings: StreamSettings,
+  step: (message: string) => void,
+): Promise<Section[]> {
+  const server = await startStreamServer();
+  let rates: Map<StreamReader, number>;
+  let firsts: Map<StreamReader, ReturnType<typeof summarize>>;
+  const readers = streamReaders(server.url);
+  try {
+    step("streaming: chunks per second");
+    rates = await chunksPerSecond(readers, settings);
+    step("streaming: time to first chunk");
+    firsts = await firstChunkTimes(readers, settings);
+  } finally {
+    await server.stop();
+  }
+  const openai = readers.find((reader) => reader.reader === "openai");
+  const raw = readers[0] as StreamReader;
+  const rateRows = readers.map((reader) => [
+    reader.reader,
+    perSecond(rates.get(reader) ?? 0),
+    openai === undefined ? "" : ratio(rates.get(reader) ?? 0, rates.get(openai) ?? 1),
+  ]);
+  const rawFirst = firsts.get(raw)?.median ?? 1;
+  const firstRows = readers.map((reader) => {
+    const summary = firsts.get(reader);
+    return [
+      reader.reader,
+      micros(summary?.median ?? 0),
+      micros(summary?.p99 ?? 0),
+      ratio(summary?.median ?? 0, rawFirst),
+    ];
+  });
+  step("streaming: bundle size");
+  return [
+    {
+      title: "Streaming: chunks per second over a long stream",
+      method: `A local server in its own process streams ${count(settings.tokens)} token chunks in vLLM's framing (16 KiB writes); each reader reads ${settings.rounds} such streams, one per round in a rotating order, after ${settings.warmupStreams} untimed ones. Median chunks per second. Raw fetch only counts body bytes, parsing nothing: the floor. Target: ours at least openai's.`,
+      table: markdownTable(["reader", "chunks per second", "vs openai"], rateRows, ["left"]),
+    },
+    {
+      title: "Streaming: time to first chunk",
+      method: `From sending the request to holding the first chunk (the first body bytes for raw fetch), on a 6-chunk stream that is then drained so the connection is reused. ${count(settings.firstChunkRounds * settings.firstChunkCalls)} calls per reader in ${settings.firstChunkRounds} interleaved rounds, after 50 untimed. Target: ours within 1.1× raw fetch.`,
+      table: markdownTable(["reader", "median", "p99", "median vs raw fetch"], firstRows, ["left"]),
+    },
+    {
+      title: "Streaming: bundle size",
+      method:
+        "esbuild bundles the client's whole public entry with and without ChatCompletionStream (browser platform, ESM, minified, es2022), gzipped at level 9. Target: streaming adds at most 1.5 KiB to the 5.0 KiB core.",
+      table: await streamBundleRow(),
+    },
+  ];
+}
