@@ -9,7 +9,7 @@ import {
 import type { Client } from "openapi-fetch";
 import { StudioError, StudioValidationError } from "./errors.js";
 import { wrongAnswer } from "./internal/answers.js";
-import { createCore, result } from "./internal/core.js";
+import { createCore, openStream, result } from "./internal/core.js";
 import { checkWaitOptions, isTransient, poll } from "./internal/poll.js";
 import {
   assertCredential,
@@ -20,6 +20,7 @@ import {
   isPlainObject,
 } from "./internal/validate.js";
 import type { ClientOptions, RequestOptions } from "./options.js";
+import { ChatCompletionStream } from "./stream/chat-completion-stream.js";
 
 // The local chat-completions server (vLLM's OpenAI-compatible API) a fine-tuned model is served with.
 // Completions are not retried by default: a generation that reached the server costs GPU time, and the
@@ -43,9 +44,23 @@ export interface WaitUntilReadyOptions {
   intervalMs?: number;
 }
 
+/** Options of `chat.stream`. */
+export interface StreamRequestOptions {
+  /** Stops the stream at once (also before it starts) and closes the connection. */
+  signal?: AbortSignal;
+  /** The most milliseconds to wait for the answer's headers, then for each next chunk. Default: the client's. */
+  timeoutMs?: number;
+}
+
 export interface ChatClient {
   /** `POST /v1/chat/completions`: sends the conversation, returns the completion object. */
   complete(request: ChatCompletionRequest, options?: RequestOptions): Promise<ChatCompletion>;
+  /**
+   * `POST /v1/chat/completions` with `stream: true`: resolves once the server answers, with the reply as it
+   * is generated (iterate the chunks, or `textStream()`, `finalCompletion()`, `toReadableStream()`).
+   * Never retried: a generation that started cannot be replayed.
+   */
+  stream(request: ChatCompletionRequest, options?: StreamRequestOptions): Promise<ChatCompletionStream>;
   /** Like `complete`, and returns the reply text, `choices[0].message.content`. */
   text(request: ChatCompletionRequest, options?: RequestOptions): Promise<string>;
   /** `GET /v1/models`: the names the server accepts in `model`. */
@@ -86,15 +101,15 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
   const headers = apiKey === undefined ? undefined : { Authorization: `Bearer ${apiKey}` };
 
   async function complete(request: ChatCompletionRequest, callOptions?: RequestOptions) {
-    checkChatRequest(request);
+    checkChatRequest(request, false);
     const call = core.call("POST", "/v1/chat/completions", callOptions);
-    const data = await result(
+    const data: unknown = await result(
       call,
       raw.POST("/v1/chat/completions", { body: request, headers, fetch: call.fetch }),
     );
-    if (!isPlainObject(data) || !Array.isArray(data.choices))
+    if (!isPlainObject(data) || !Array.isArray(data.choices) || data.object === "chat.completion.chunk")
       throw wrongAnswer(call, "a completion has a choices array");
-    return data;
+    return data as ChatCompletion;
   }
 
   async function listModels(callOptions?: RequestOptions) {
@@ -113,6 +128,24 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
 
   return {
     complete,
+    async stream(request, streamOptions) {
+      checkChatRequest(request, true);
+      const { signal, timeoutMs } = streamOptions ?? {};
+      const call = core.call("POST", "/v1/chat/completions", { signal, timeoutMs, maxRetries: 0 }, true);
+      const body = { ...request, stream: true };
+      const pending = raw.POST("/v1/chat/completions", {
+        body,
+        headers,
+        parseAs: "stream",
+        fetch: call.fetch,
+      });
+      const response = await openStream(call, pending);
+      return ChatCompletionStream.fromResponse(response, {
+        signal,
+        timeoutMs: timeoutMs ?? core.timeoutMs,
+        secrets: apiKey === undefined ? [] : [apiKey],
+      });
+    },
     async text(request, callOptions) {
       const completion = await complete(request, callOptions);
       const content = completion.choices[0]?.message?.content;
@@ -165,7 +198,7 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
 }
 
 /** Only what the contract refuses, by its generated limits: the server judges the rest. */
-function checkChatRequest(request: unknown): void {
+function checkChatRequest(request: unknown, streaming: boolean): void {
   const given = checkObject("request", request);
   checkString("model", given.model, requestLimits.model ?? {});
   checkArray("messages", given.messages, requestLimits.messages ?? {});
@@ -185,11 +218,11 @@ function checkChatRequest(request: unknown): void {
     checkNumber("max_tokens", given.max_tokens, requestLimits.max_tokens ?? {}, true);
   if (given.temperature !== undefined)
     checkNumber("temperature", given.temperature, requestLimits.temperature ?? {});
-  if (given.stream !== undefined && given.stream !== false) {
+  if (!streaming && given.stream !== undefined && given.stream !== false) {
     // A stream answers server-sent events; complete() reads one JSON completion.
     throw new StudioValidationError(
       "stream",
-      "must be false or absent: complete() reads one JSON completion",
+      "must be false or absent: complete() reads one JSON completion (use stream() for a stream)",
       describeValue(given.stream),
     );
   }

@@ -1,6 +1,7 @@
 // The chat client against `prism mock --errors` on the chat-completions contract, and the official
 // `openai` package against the same mock: if the contract drifted from what real clients send, the
 // mock would refuse the openai package's request.
+import type { ChatCompletionRequest } from "@finetune-studio/types";
 import chatDocument from "@finetune-studio/types/chat-completions.openapi.json" with { type: "json" };
 import OpenAI from "openai";
 import { describe, expect, inject, it } from "vitest";
@@ -25,7 +26,7 @@ const request = {
   ],
   max_tokens: 128,
   temperature: 0.2,
-};
+} satisfies ChatCompletionRequest;
 
 describe("createChatClient against the chat-completions mock", () => {
   const chat = createChatClient({ baseUrl });
@@ -76,7 +77,9 @@ describe("createChatClient against the chat-completions mock", () => {
     const failing = createChatClient({ baseUrl, fetch: (r) => fetch(withPrefer(r, `code=${status}`)) });
     const error = await failing.complete(request).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(type);
-    expect(error).toMatchObject({ status, body: { error: { code: status } } });
+    // vLLM's API-key middleware answers 401 with `{"error": "Unauthorized"}`; its other errors nest the code.
+    const body = status === 401 ? { error: "Unauthorized" } : { error: { code: status } };
+    expect(error).toMatchObject({ status, body });
   });
 
   it("is refused by the mock when it breaks the contract (the raw client skips validation)", async () => {

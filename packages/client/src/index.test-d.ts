@@ -2,6 +2,7 @@ import type { ChatCompletion, ModelList, ProjectTree, Recommendations, Trace } f
 import { assertType, describe, expectTypeOf, it } from "vitest";
 import {
   type ChatClientOptions,
+  type ChatCompletionStream,
   type ClientOptions,
   type CompletedRecommendations,
   createChatClient,
@@ -103,8 +104,11 @@ describe("createChatClient", () => {
     expectTypeOf(chat.listModels()).resolves.toEqualTypeOf<ModelList>();
     expectTypeOf(chat.health()).resolves.toEqualTypeOf<boolean>();
     expectTypeOf(chat.waitUntilReady({ model: "m", timeoutMs: 1_000 })).resolves.toEqualTypeOf<ModelList>();
-    // @ts-expect-error max_tokens is required
+    // max_tokens is optional, as vLLM and OpenAI have it; a stream is typed by the contract's chunk.
     void chat.complete({ model: "m", messages: [] });
+    expectTypeOf(chat.stream({ model: "m", messages: [] })).resolves.toEqualTypeOf<ChatCompletionStream>();
+    // @ts-expect-error a message's role is one the contract knows
+    void chat.complete({ model: "m", messages: [{ role: "robot", content: "hi" }] });
     // @ts-expect-error a message's content is a string
     void chat.complete({ model: "m", messages: [{ role: "user", content: 1 }], max_tokens: 8 });
   });

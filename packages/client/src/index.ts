@@ -2,6 +2,7 @@
 
 export type {
   ChatCompletion,
+  ChatCompletionChunk,
   ChatCompletionRequest,
   ChatMessage,
   DatasetNode,
@@ -25,6 +26,7 @@ export {
   type ChatClient,
   type ChatClientOptions,
   createChatClient,
+  type StreamRequestOptions,
   type WaitUntilReadyOptions,
 } from "./chat.js";
 export {
@@ -37,11 +39,18 @@ export {
   StudioRateLimitError,
   StudioRecommendationsFailedError,
   StudioServerError,
+  StudioStreamError,
+  type StudioStreamServerError,
   StudioTimeoutError,
   StudioValidationError,
 } from "./errors.js";
 export type { StudioLogger, StudioRequestLog } from "./logger.js";
 export type { ClientOptions, FetchFunction, RequestOptions } from "./options.js";
+export {
+  ChatCompletionStream,
+  type ChatCompletionStreamOptions,
+} from "./stream/chat-completion-stream.js";
+export type { StreamedChatCompletion } from "./stream/streamed-completion.js";
 export {
   type CompletedRecommendations,
   createStudioClient,

@@ -31,6 +31,10 @@ describe("package", () => {
       types: "./dist/index.d.ts",
       files: ["dist"],
     });
-    expect(Object.keys(manifest.dependencies).sort()).toEqual(["@finetune-studio/types", "openapi-fetch"]);
+    expect(Object.keys(manifest.dependencies).sort()).toEqual([
+      "@finetune-studio/types",
+      "eventsource-parser",
+      "openapi-fetch",
+    ]);
   });
 });

@@ -66,7 +66,7 @@ describe("walkTree", () => {
 /** A chain of `depth` datasets under a project: far deeper than any real tree, as a hostile answer may be. */
 function chain(depth: number): ProjectTree {
   const project = { id: fullTree.project.id, type: "project", name: "deep", children: [] as unknown[] };
-  let parent = project;
+  let parent: { children: unknown[] } = project;
   for (let level = 1; level < depth; level++) {
     const child = { id: fullTree.project.id, type: "dataset", label: `level ${level}`, children: [] };
     parent.children.push(child);

@@ -1,6 +1,13 @@
 // Bodies for unit tests: the Studio contract's own named examples (the bodies Prism serves), and chat
 // bodies shaped like the chat contract's.
-import type { ChatCompletion, ModelList, ProjectTree, Recommendations, Trace } from "@finetune-studio/types";
+import type {
+  ChatCompletion,
+  ChatCompletionRequest,
+  ModelList,
+  ProjectTree,
+  Recommendations,
+  Trace,
+} from "@finetune-studio/types";
 import studioDocument from "@finetune-studio/types/studio.openapi.json" with { type: "json" };
 
 export const completion: ChatCompletion = {
@@ -24,7 +31,7 @@ export const chatRequest = {
   model: "support-lora",
   messages: [{ role: "user", content: "How do I reset my password?" }],
   max_tokens: 64,
-};
+} satisfies ChatCompletionRequest;
 
 const examples = studioDocument.components.examples as Record<string, { value: unknown }>;
 const example = <T>(name: string): T => structuredClone(examples[name]?.value) as T;
