@@ -117,14 +117,7 @@ describe("the client bundle in Chromium", () => {
     expect(name).toBe("Support assistant");
   });
 
-  // Switches itself on once the packed client knows the option (the client issue adds it): until then a
-  // browser Studio client is not refused, and this check is skipped with the reason printed.
-  const optInShipped = () => bundle.includes(BROWSER_OPT_IN);
-  it(`refuses a token-bearing Studio client without ${BROWSER_OPT_IN}, before any request`, async (context) => {
-    if (!optInShipped()) {
-      console.log(`skipped: the packed client has no ${BROWSER_OPT_IN} option yet`);
-      context.skip();
-    }
+  it(`refuses a token-bearing Studio client without ${BROWSER_OPT_IN}, before any request`, async () => {
     const before = studioRequests.length;
     const outcome = await usePage().evaluate(
       async ({ baseUrl, token, projectId }) => {
@@ -140,6 +133,7 @@ describe("the client bundle in Chromium", () => {
       { baseUrl: studioUrl, token, projectId },
     );
     expect(outcome.refused).toBe(true);
+    expect(outcome.name).toBe("StudioValidationError");
     expect(outcome.message).toContain(BROWSER_OPT_IN);
     expect(outcome.message).not.toContain(token);
     expect(studioRequests.length).toBe(before);

@@ -173,12 +173,11 @@ await check("retried 503", async () => {
 });
 
 // ── A STREAM ───────────────────────────────────────────────────────────────────────────────────────────
-// The streaming issue adds `chat.stream(request)`, an async iterable of chat.completion.chunk objects.
-// Until the packed client has it this cell is "skipped"; once it does, it runs against the fault server's
-// server-sent events (two content deltas, then [DONE]) on every runtime.
+// `chat.stream(request)` resolves to a ChatCompletionStream, an async iterable of chat.completion.chunk
+// objects; here it reads the fault server's server-sent events (two content deltas, then [DONE]).
 await check("chat.stream", async () => {
   const chat = client.createChatClient({ baseUrl: config.faultUrl });
-  if (typeof chat.stream !== "function") return { skipped: "chat.stream is not in this build" };
+  assert(typeof chat.stream === "function", "the packed client has no chat.stream");
   let text = "";
   for await (const chunk of await chat.stream(chatRequest)) text += chunk.choices?.[0]?.delta?.content ?? "";
   assert(text === "Open Settings.", `the streamed deltas read ${JSON.stringify(text)}`);
