@@ -1,7 +1,13 @@
 import { execFileSync } from "node:child_process";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
-import { getFreePort, type ManagedProcess, startProcess, waitForOutput } from "@finetune-studio/testing";
+import {
+  getFreePort,
+  type ManagedProcess,
+  requireSystemTool,
+  startProcess,
+  waitForOutput,
+} from "@finetune-studio/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { isFree } from "./port-check.js";
 
@@ -26,7 +32,7 @@ function startSandbox(ports: { studio: number; chat: number; docs: number }): Ma
 
 /** Processes still running with one of these ports in their command line. */
 function processesUsing(ports: number[]): string[] {
-  const table = execFileSync("ps", ["-eo", "pid=,args="], { encoding: "utf8" });
+  const table = execFileSync(requireSystemTool("ps"), ["-eo", "pid=,args="], { encoding: "utf8" });
   return table
     .split("\n")
     .filter((line) => ports.some((port) => new RegExp(`--port[ =]${port}\\b`).test(line)));
