@@ -4,7 +4,7 @@ import { defineConfig } from "tsdown";
 // can load this package's dist; real dependencies stay imports. Same settings as the other packages.
 export default defineConfig({
   tsconfig: "tsconfig.json",
-  entry: { index: "src/index.ts" },
+  entry: { index: "src/index.ts", cli: "src/chat-mock/cli.ts" },
   platform: "node",
   target: "es2022",
   fixedExtension: false,

@@ -358,7 +358,7 @@ describe("the mock as a process", () => {
   });
 
   it("refuses a bad option, naming it and what was given", async () => {
-    const cli = fileURLToPath(new URL("../dist/chat-mock/cli.js", import.meta.url));
+    const cli = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
     const proc = startProcess(process.execPath, [cli, "--token-delay-ms", "fast"]);
     expect(await proc.exited).toBe(2);
     expect(proc.output()).toContain('--token-delay-ms must be a whole number of 0 or more, got "fast"');

@@ -16,7 +16,7 @@ export async function startChatMockProcess(
 ): Promise<ChatMockProcess> {
   const port = options.port ?? (await getFreePort());
   // From dist/ the CLI sits beside this file; from src/ (under vitest) it is the built one.
-  const built = import.meta.url.endsWith(".ts") ? "../../dist/chat-mock/cli.js" : "./cli.js";
+  const built = import.meta.url.endsWith(".ts") ? "../../dist/cli.js" : "./cli.js";
   const cli = fileURLToPath(new URL(built, import.meta.url));
   const args = [cli, "--port", String(port)];
   if (options.tokenDelayMs !== undefined) args.push("--token-delay-ms", String(options.tokenDelayMs));

@@ -1,4 +1,4 @@
-// `node dist/chat-mock/cli.js [--port N] [--token-delay-ms N]`: the streaming chat mock as a process, for
+// `node dist/cli.js [--port N] [--token-delay-ms N]`: the streaming chat mock as a process, for
 // the sandbox. Prints its URL once it listens; stops on SIGTERM or SIGINT.
 import { parseArgs } from "node:util";
 import { startChatMock } from "./server.js";
