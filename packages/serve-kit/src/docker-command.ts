@@ -1,7 +1,7 @@
+import { describeValue, isIpAddress } from "@finetune-studio/internal";
 import { ServeConfigError } from "./errors.js";
 import { clientConfig, serverEnv } from "./internal/client-config.js";
-import { describeValue } from "./internal/describe.js";
-import { hostPort, isIpAddress } from "./internal/hosts.js";
+import { hostPort } from "./internal/hosts.js";
 import { type NormalizedServe, normalizeServeOptions } from "./internal/normalize.js";
 import { vllmServeArguments } from "./internal/serve-arguments.js";
 import { toShellText } from "./internal/shell.js";

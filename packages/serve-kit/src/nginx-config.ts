@@ -1,13 +1,13 @@
-import { ServeConfigError } from "./errors.js";
-import { describeValue } from "./internal/describe.js";
 import {
-  hostPort,
+  describeValue,
   isHostname,
   isIPv6,
   isIpAddress,
   isLoopbackHost,
   isWildcardHost,
-} from "./internal/hosts.js";
+} from "@finetune-studio/internal";
+import { ServeConfigError } from "./errors.js";
+import { hostPort } from "./internal/hosts.js";
 import { checkHost, checkKnownKeys, checkObject, checkPort } from "./internal/validate.js";
 
 export interface NginxConfigOptions {

@@ -1,6 +1,6 @@
+import { describeValue } from "@finetune-studio/internal";
 import type { Recommendations, RecommendedExperiment, RecommendedModel } from "@finetune-studio/types";
 import { ServeConfigError } from "./errors.js";
-import { describeValue } from "./internal/describe.js";
 import { normalizeServeOptions } from "./internal/normalize.js";
 import { checkKnownKeys, checkObject, checkReference } from "./internal/validate.js";
 import type { FullServeOptions, LoraServeOptions, ServeOptions } from "./serve-options.js";

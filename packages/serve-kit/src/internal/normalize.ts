@@ -1,6 +1,6 @@
+import { describeValue } from "@finetune-studio/internal";
 import { ServeConfigError } from "../errors.js";
 import type { LoraAdapter } from "../serve-options.js";
-import { describeValue } from "./describe.js";
 import {
   CONFIG_FLAG,
   looksLikeOption,

@@ -1,7 +1,6 @@
+import { describeSecret, describeValue, isHostname, isIpAddress } from "@finetune-studio/internal";
 import { ServeConfigError } from "../errors.js";
 import { MAX_LORA_RANKS, maxLoraRankFor } from "../max-lora-rank.js";
-import { describeSecret, describeValue } from "./describe.js";
-import { isHostname, isIpAddress } from "./hosts.js";
 import { hasControlCharacter, hasWhitespace } from "./text.js";
 
 // Each check takes the raw value (callers may be plain JavaScript) and the field's name, and either returns

@@ -1,4 +1,4 @@
-import { isLoopbackHost, isWildcardHost } from "./hosts.js";
+import { isLoopbackHost, isWildcardHost } from "@finetune-studio/internal";
 import type { NormalizedServe } from "./normalize.js";
 
 /** Things that work but are probably not what the user wants. */

@@ -1,7 +1,7 @@
+import { describeValue, isHostname, isIPv6, isIpAddress } from "@finetune-studio/internal";
 import { stringify } from "yaml";
 import { ServeConfigError } from "../errors.js";
-import { describeValue } from "../internal/describe.js";
-import { hostPort, isHostname, isIPv6, isIpAddress } from "../internal/hosts.js";
+import { hostPort } from "../internal/hosts.js";
 import { checkKnownKeys, checkObject } from "../internal/validate.js";
 
 /** The rules file `prometheusConfig` loads unless told otherwise; `studio-serve prometheus --out` writes it. */

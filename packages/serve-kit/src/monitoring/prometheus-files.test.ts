@@ -47,7 +47,7 @@ describe("prometheusConfig", () => {
   });
 
   it.each([
-    ["no targets", { targets: [] }, "targets: must list at least one host:port (given an array of 0)"],
+    ["no targets", { targets: [] }, "targets: must list at least one host:port (given an array of 0 items)"],
     [
       "a target without a port",
       { targets: ["127.0.0.1"] },

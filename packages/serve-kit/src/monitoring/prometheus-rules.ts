@@ -1,6 +1,6 @@
+import { describeValue } from "@finetune-studio/internal";
 import { stringify } from "yaml";
 import { ServeConfigError } from "../errors.js";
-import { describeValue } from "../internal/describe.js";
 import { checkKnownKeys, checkObject } from "../internal/validate.js";
 import { checkJobName } from "./prometheus-config.js";
 import { VLLM_ERROR_FINISH_REASONS, VLLM_METRICS } from "./vllm-metric-names.js";

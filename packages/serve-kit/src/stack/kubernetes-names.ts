@@ -1,5 +1,5 @@
+import { describeValue } from "@finetune-studio/internal";
 import { ServeConfigError } from "../errors.js";
-import { describeValue } from "../internal/describe.js";
 import { checkString } from "../internal/validate.js";
 
 // Kubernetes' own rules for the names these builders write, so `helm install` and `kubectl apply` do not

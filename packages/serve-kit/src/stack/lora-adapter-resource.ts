@@ -1,5 +1,5 @@
+import { describeValue } from "@finetune-studio/internal";
 import { ServeConfigError } from "../errors.js";
-import { describeValue } from "../internal/describe.js";
 import type { NormalizedLora } from "../internal/normalize.js";
 import type { LoraAdapter, ServeOptions } from "../serve-options.js";
 import { LORA_ADAPTER_API_VERSION } from "./chart.js";

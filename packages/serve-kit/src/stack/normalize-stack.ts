@@ -1,6 +1,6 @@
+import { describeValue } from "@finetune-studio/internal";
 import { DEFAULT_VLLM_IMAGE } from "../docker-command.js";
 import { ServeConfigError } from "../errors.js";
-import { describeValue } from "../internal/describe.js";
 import { type NormalizedServe, normalizeServeOptions } from "../internal/normalize.js";
 import { ownedFlagSetBy } from "../internal/owned-flags.js";
 import { hasControlCharacter, hasWhitespace } from "../internal/text.js";

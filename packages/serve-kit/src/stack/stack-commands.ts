@@ -1,5 +1,5 @@
+import { describeValue } from "@finetune-studio/internal";
 import { ServeConfigError } from "../errors.js";
-import { describeValue } from "../internal/describe.js";
 import { toShellText } from "../internal/shell.js";
 import { hasControlCharacter } from "../internal/text.js";
 import { checkKnownKeys, checkObject } from "../internal/validate.js";
