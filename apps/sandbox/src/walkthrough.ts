@@ -85,10 +85,13 @@ export async function runWalkthrough(urls: WalkthroughUrls, out: NodeJS.WriteStr
   heading(out, 6, "Chat with the served model (POST /v1/chat/completions on the chat mock)");
   const chat = createChatClient({ baseUrl: urls.chat });
   const question = "How do I reset my password?";
-  const reply = await chat.text({
+  const stream = await chat.stream({
     model: serve.client.model,
     messages: [{ role: "user", content: question }],
     max_tokens: 64,
   });
-  out.write(`   you:   ${question}\n   model: ${reply}\n`);
+  // The reply is written as it arrives, token by token (the mock paces its chunks).
+  out.write(`   you:   ${question}\n   model: `);
+  for await (const piece of stream.textStream()) out.write(piece);
+  out.write("\n");
 }
