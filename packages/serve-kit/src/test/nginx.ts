@@ -1,8 +1,8 @@
 import { execFileSync } from "node:child_process";
-import { accessSync, chmodSync, constants, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { isAbsolute, join } from "node:path";
-import { type ManagedProcess, startProcess } from "@finetune-studio/testing";
+import { join } from "node:path";
+import { type ManagedProcess, requireSystemTool, startProcess } from "@finetune-studio/testing";
 import { afterAll } from "vitest";
 
 // Every prefix a test file makes is removed when the file is done: nothing is left in the temp folder.
@@ -12,12 +12,9 @@ afterAll(() => {
   prefixes.clear();
 });
 
-/** Debian's nginx, which .ci/run installs; NGINX_BIN may point elsewhere. Missing nginx fails the test. */
+/** Debian's nginx (NGINX_BIN may point elsewhere); missing, the test fails with one line saying how to install it. */
 export async function nginxBinary(): Promise<string> {
-  const dirs = `${process.env.PATH ?? ""}:/usr/sbin:/usr/local/sbin:/sbin`.split(":").filter(isAbsolute);
-  const found = process.env.NGINX_BIN ?? dirs.map((dir) => join(dir, "nginx")).find(isExecutable);
-  if (found === undefined) throw new Error("nginx is not installed: .ci/run installs Debian's nginx package");
-  return found;
+  return requireSystemTool("nginx");
 }
 
 export interface NginxPrefix {
@@ -82,13 +79,4 @@ export function startNginx(binary: string, prefix: NginxPrefix): ManagedProcess 
     "-g",
     "daemon off;",
   ]);
-}
-
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -2,9 +2,10 @@ import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { requireSystemTool } from "@finetune-studio/testing";
 
-/** Debian's promtool (package `prometheus`); .ci/run installs it. */
-export const PROMTOOL = process.env.PROMTOOL ?? "/usr/bin/promtool";
+/** Debian's promtool (package `prometheus`); missing, the test fails with one line saying how to install it. */
+export const PROMTOOL = requireSystemTool("promtool");
 
 export interface PromtoolResult {
   code: number;
@@ -16,7 +17,7 @@ export function promtool(args: readonly string[], dir: string): Promise<Promtool
   return new Promise((resolve, reject) => {
     execFile(PROMTOOL, args, { cwd: dir, timeout: 60_000 }, (error, stdout, stderr) => {
       if (error && typeof error.code !== "number") {
-        reject(new Error(`could not run ${PROMTOOL} (apt-get install -y prometheus): ${error.message}`));
+        reject(new Error(`could not run ${PROMTOOL}: ${error.message}`));
         return;
       }
       resolve({ code: typeof error?.code === "number" ? error.code : 0, output: `${stdout}${stderr}` });
@@ -32,7 +33,7 @@ export function tempFiles(files: Record<string, string>): { dir: string; remove(
 }
 
 /** Debian's prometheus server (package `prometheus`). */
-export const PROMETHEUS = process.env.PROMETHEUS_BIN ?? "/usr/bin/prometheus";
+export const PROMETHEUS = requireSystemTool("prometheus");
 
 /** Asks a running Prometheus an instant query through its HTTP API; bounded in time. */
 export async function queryPrometheus(
