@@ -98,6 +98,13 @@ describe("complete and text", () => {
     ["a negative temperature", { given: { ...chatRequest, temperature: -0.1 }, field: "temperature" }],
     ["a NaN temperature", { given: { ...chatRequest, temperature: Number.NaN }, field: "temperature" }],
     ["stream: true", { given: { ...chatRequest, stream: true }, field: "stream" }],
+    // Every field with a limit in the contract is checked, by the same generated limits.
+    ["top_p 0 (exclusive minimum)", { given: { ...chatRequest, top_p: 0 }, field: "top_p" }],
+    ["n 0", { given: { ...chatRequest, n: 0 }, field: "n" }],
+    ["a fractional n", { given: { ...chatRequest, n: 2.5 }, field: "n" }],
+    ["presence_penalty 3", { given: { ...chatRequest, presence_penalty: 3 }, field: "presence_penalty" }],
+    ["a cache_salt with a slash", { given: { ...chatRequest, cache_salt: "a/b" }, field: "cache_salt" }],
+    ["an empty tools list", { given: { ...chatRequest, tools: [] }, field: "tools" }],
   ])("refuses a request with %s before sending it", async (_, { given, field }) => {
     const fetch = fakeFetch(json(completion));
     const chat = createChatClient({ baseUrl, fetch });
@@ -105,6 +112,14 @@ describe("complete and text", () => {
     expect(error).toBeInstanceOf(StudioValidationError);
     expect(error).toMatchObject({ field });
     expect(fetch.requests).toHaveLength(0);
+  });
+
+  it("sends null for an optional field, as the contract allows, and values at the limits", async () => {
+    const fetch = fakeFetch(json(completion));
+    const chat = createChatClient({ baseUrl, fetch });
+    const request = { ...chatRequest, max_tokens: null, temperature: null, top_p: 1, n: 1, cache_salt: "s" };
+    await chat.complete(request as never);
+    expect(JSON.parse(fetch.bodies[0] ?? "")).toMatchObject(request);
   });
 
   it("raises a StudioNotFoundError carrying the server's message for an unknown model, and does not retry", async () => {

@@ -3,7 +3,7 @@ import {
   type ChatCompletion,
   type ChatCompletionRequest,
   type ChatPaths,
-  chatLimits,
+  chatCompletionRequestLimits,
   type ModelList,
 } from "@finetune-studio/types";
 import type { Client } from "openapi-fetch";
@@ -13,11 +13,11 @@ import { createCore, openStream, result } from "./internal/core.js";
 import { checkWaitOptions, isTransient, poll } from "./internal/poll.js";
 import {
   assertCredential,
-  checkArray,
-  checkNumber,
+  checkLimit,
   checkObject,
-  checkString,
   isPlainObject,
+  type Limit,
+  refuse,
 } from "./internal/validate.js";
 import type { ClientOptions, RequestOptions } from "./options.js";
 import { ChatCompletionStream } from "./stream/chat-completion-stream.js";
@@ -78,9 +78,8 @@ export interface ChatClient {
 
 /** A probe that takes longer than this is a server not ready yet, whatever the client's timeout. */
 const MAX_PROBE_MS = 10_000;
-// The contract's limits, generated; one it drops is absent there, and the check then asks for the type only.
-const requestLimits: Partial<typeof chatLimits.schemas.ChatCompletionRequest> =
-  chatLimits.schemas.ChatCompletionRequest ?? {};
+// The contract's limits, generated; one it drops is absent there, and then nothing is checked.
+const requestLimits: Record<string, Limit> = chatCompletionRequestLimits ?? {};
 
 export function createChatClient(options: ChatClientOptions): ChatClient {
   checkObject("options", options);
@@ -197,33 +196,32 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
   };
 }
 
-/** Only what the contract refuses, by its generated limits: the server judges the rest. */
+/** Only what the contract refuses, by its generated limits, for every field given: the server judges the rest. */
 function checkChatRequest(request: unknown, streaming: boolean): void {
   const given = checkObject("request", request);
-  checkString("model", given.model, requestLimits.model ?? {});
-  checkArray("messages", given.messages, requestLimits.messages ?? {});
+  // Optional fields may be null (the contract makes them nullable); model and messages are required.
+  for (const key in requestLimits) {
+    if (given[key] != null || key === "model" || key === "messages")
+      checkLimit(key, given[key], requestLimits[key]);
+  }
+  if (typeof given.model !== "string") throw refuse("model", "must be a string", given.model);
+  if (!Array.isArray(given.messages)) throw refuse("messages", "must be an array", given.messages);
   given.messages.forEach((message, index) => {
-    if (!isPlainObject(message)) {
-      throw new StudioValidationError(`messages[${index}]`, "must be an object", describeValue(message));
-    }
-    if (typeof message.role !== "string" || message.role === "") {
-      throw new StudioValidationError(
+    const role = checkObject(`messages[${index}]`, message).role;
+    if (typeof role !== "string" || role === "") {
+      throw refuse(
         `messages[${index}].role`,
         "must be a non-empty string (system, user, assistant...)",
-        describeValue(message.role),
+        role,
       );
     }
   });
-  if (given.max_tokens !== undefined)
-    checkNumber("max_tokens", given.max_tokens, requestLimits.max_tokens ?? {}, true);
-  if (given.temperature !== undefined)
-    checkNumber("temperature", given.temperature, requestLimits.temperature ?? {});
   if (!streaming && given.stream !== undefined && given.stream !== false) {
     // A stream answers server-sent events; complete() reads one JSON completion.
-    throw new StudioValidationError(
+    throw refuse(
       "stream",
       "must be false or absent: complete() reads one JSON completion (use stream() for a stream)",
-      describeValue(given.stream),
+      given.stream,
     );
   }
 }

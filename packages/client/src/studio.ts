@@ -1,11 +1,13 @@
-import { describeValue } from "@finetune-studio/internal";
 import {
+  getProjectTreeLimits,
+  getRecommendationsLimits,
   type ProjectTree,
   type paths,
   type Recommendations,
-  studioLimits,
   type Trace,
   type TraceUpdate,
+  traceUpdateLimits,
+  updateTraceLimits,
 } from "@finetune-studio/types";
 import type { Client } from "openapi-fetch";
 import { StudioRecommendationsFailedError, StudioValidationError } from "./errors.js";
@@ -16,10 +18,8 @@ import { redact } from "./internal/redact.js";
 import {
   assertCredential,
   assertFunction,
-  checkNumber,
+  checkLimit,
   checkObject,
-  checkString,
-  isPlainObject,
   type Limit,
 } from "./internal/validate.js";
 import type { ClientOptions, RequestOptions } from "./options.js";
@@ -69,12 +69,13 @@ export interface StudioClient {
   readonly raw: Client<paths>;
 }
 
-// The contract's limits, generated; one it drops is absent there, and the check then asks for the type only.
-const operations: Partial<typeof studioLimits.operations> = studioLimits.operations;
-const updateLimits: Partial<typeof studioLimits.schemas.TraceUpdate> = studioLimits.schemas.TraceUpdate ?? {};
-const projectIdLimit: Limit = operations.getProjectTree?.path.projectId ?? {};
-const snapshotIdLimit: Limit = operations.getRecommendations?.path.snapshotId ?? {};
-const traceIdLimit: Limit = operations.updateTrace?.path.id ?? {};
+// The contract's limits, generated; one it drops is absent there, and then nothing is checked.
+const pathLimit = (limits: { path: Record<string, Limit> } | undefined, name: string) => limits?.path[name];
+const projectIdLimit = pathLimit(getProjectTreeLimits, "projectId");
+const snapshotIdLimit = pathLimit(getRecommendationsLimits, "snapshotId");
+const traceIdLimit = pathLimit(updateTraceLimits, "id");
+const updateLimits: Record<string, Limit> = traceUpdateLimits ?? {};
+// The contract refuses other fields (additionalProperties: false), and score alone is not nullable.
 const TRACE_UPDATE_FIELDS = ["score", "feedback", "projectId"];
 
 export function createStudioClient(options: StudioClientOptions): StudioClient {
@@ -97,7 +98,7 @@ export function createStudioClient(options: StudioClientOptions): StudioClient {
   const { raw } = core;
 
   async function getRecommendations(snapshotId: string, callOptions?: RequestOptions) {
-    checkString("snapshotId", snapshotId, snapshotIdLimit);
+    checkLimit("snapshotId", snapshotId, snapshotIdLimit);
     const call = core.call("GET", `/api/v1/public/recommendations/${snapshotId}`, callOptions);
     const data = await result(
       call,
@@ -111,7 +112,7 @@ export function createStudioClient(options: StudioClientOptions): StudioClient {
 
   return {
     async getProjectTree(projectId, callOptions) {
-      checkString("projectId", projectId, projectIdLimit);
+      checkLimit("projectId", projectId, projectIdLimit);
       const call = core.call("GET", `/api/v1/public/projects/${projectId}`, callOptions);
       const data = await result(
         call,
@@ -126,7 +127,7 @@ export function createStudioClient(options: StudioClientOptions): StudioClient {
     getRecommendations,
 
     async waitForRecommendations(snapshotId, waitOptions) {
-      checkString("snapshotId", snapshotId, snapshotIdLimit);
+      checkLimit("snapshotId", snapshotId, snapshotIdLimit);
       const field = "waitForRecommendations options";
       const settings = checkWaitOptions(field, waitOptions, 1_000);
       const { onPoll } = waitOptions ?? {};
@@ -154,7 +155,7 @@ export function createStudioClient(options: StudioClientOptions): StudioClient {
     },
 
     async updateTrace(traceId, update, callOptions) {
-      checkString("traceId", traceId, traceIdLimit);
+      checkLimit("traceId", traceId, traceIdLimit);
       const body = checkTraceUpdate(update);
       const call = core.call("PUT", `/api/v1/traces/${traceId}`, callOptions);
       const data = await result(
@@ -170,36 +171,18 @@ export function createStudioClient(options: StudioClientOptions): StudioClient {
 
 /** The update as it will be sent: only the fields given, each checked against the contract's limits. */
 function checkTraceUpdate(update: unknown): TraceUpdate {
-  if (!isPlainObject(update)) {
-    throw new StudioValidationError(
-      "update",
-      "must be an object with score, feedback or projectId",
-      describeValue(update),
-    );
-  }
-  const given = update;
-  const body: TraceUpdate = {};
+  const fields = TRACE_UPDATE_FIELDS.join(", ");
+  const given = checkObject("update", update, `must be an object with ${fields}`);
+  const body: Record<string, unknown> = {};
   for (const key in given) {
+    // A misspelt field fails here instead of being ignored.
     if (!TRACE_UPDATE_FIELDS.includes(key)) {
-      // The contract refuses unknown fields, so a misspelt one fails here instead of being ignored.
-      throw new StudioValidationError(
-        `update.${key}`,
-        "is not a field of a trace update (score, feedback, projectId)",
-      );
+      throw new StudioValidationError(`update.${key}`, `is not a field of a trace update (${fields})`);
     }
-  }
-  const { score, feedback, projectId } = given;
-  if (score !== undefined) {
-    checkNumber("score", score, updateLimits.score ?? {});
-    body.score = score as number;
-  }
-  if (feedback !== undefined) {
-    checkString("feedback", feedback, updateLimits.feedback ?? {}, true);
-    body.feedback = feedback as string | null;
-  }
-  if (projectId !== undefined) {
-    checkString("projectId", projectId, updateLimits.projectId ?? {}, true);
-    body.projectId = projectId as string | null;
+    const value = given[key];
+    if (value === undefined) continue;
+    checkLimit(key, value, updateLimits[key], key !== "score");
+    body[key] = value;
   }
   return body;
 }

@@ -50,12 +50,37 @@ export function limitsFromDocument(document) {
   return { operations: sortKeys(operations), schemas: sortKeys(schemas) };
 }
 
-/** The TypeScript module that holds both documents' limits as `as const` objects. */
+/**
+ * The TypeScript module that holds the documents' limits as `as const` objects: one export per operation
+ * (`getProjectTreeLimits`) and per schema (`traceUpdateLimits`), so a bundler keeps only those a client
+ * reads, and one per document (`studioLimits`) made of them, which costs nothing when unused.
+ */
 export function renderLimitsModule(header, limitsByExport) {
+  const names = new Set();
+  const part = (source, name, limits) => {
+    const exportName = `${name[0].toLowerCase()}${name.slice(1)}Limits`;
+    if (names.has(exportName)) throw new Error(`two limits would be exported as ${exportName}`);
+    names.add(exportName);
+    const json = JSON.stringify(limits, null, 2);
+    return [
+      exportName,
+      `/** The limits of ${name} in ${source}. */\nexport const ${exportName} = ${json} as const;\n`,
+    ];
+  };
   const body = Object.entries(limitsByExport)
     .map(([exportName, { source, limits }]) => {
-      const json = JSON.stringify(limits, null, 2);
-      return `/** The limits of ${source}: per operation parameter and per schema property. */\nexport const ${exportName} = ${json} as const;\n`;
+      const parts = {};
+      const text = [];
+      for (const group of ["operations", "schemas"]) {
+        parts[group] = Object.entries(limits[group]).map(([name, value]) => {
+          const [partName, code] = part(source, name, value);
+          text.push(code);
+          return `${JSON.stringify(name)}: ${partName}`;
+        });
+      }
+      const group = (name) =>
+        `  ${name}: {${parts[name].map((entry) => `\n    ${entry},`).join("")}${parts[name].length ? "\n  " : ""}},`;
+      return `${text.join("\n")}\n/** The limits of ${source}: per operation parameter and per schema property. */\nexport const ${exportName} = {\n${group("operations")}\n${group("schemas")}\n} as const;\n`;
     })
     .join("\n");
   return `${header}${body}`;
@@ -67,7 +92,10 @@ function limitsOf(schema) {
   for (const keyword of LIMIT_KEYWORDS) {
     if (schema[keyword] !== undefined) picked[keyword] = schema[keyword];
   }
-  return Object.keys(picked).length > 0 ? picked : undefined;
+  if (Object.keys(picked).length === 0) return undefined;
+  // A bound on an integer holds for whole numbers only: the check needs to know.
+  if ([schema.type].flat().includes("integer")) picked.type = "integer";
+  return picked;
 }
 
 /** Follows local `$ref`s (`#/components/...`), as a bundled document has them. */

@@ -8,8 +8,10 @@ export type {
   operations as ChatOperations,
   paths as ChatPaths,
 } from "./generated/chat-completions.js";
-// What each contract bounds (lengths, ranges, id formats), for the checks a client makes before it sends.
-export { chatLimits, studioLimits } from "./generated/limits.js";
+// What each contract bounds (lengths, ranges, id formats), for the checks a client makes before it sends:
+// `studioLimits`/`chatLimits` per document, and one export per operation and schema (`traceUpdateLimits`)
+// so a bundle carries only the ones it reads.
+export * from "./generated/limits.js";
 export type { components, operations, paths } from "./generated/studio.js";
 
 type StudioSchemas = Studio.components["schemas"];

@@ -1,7 +1,13 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { limitsFromDocument } from "../scripts/limits.mjs";
-import { chatLimits, studioLimits } from "./index.js";
+import {
+  chatCompletionRequestLimits,
+  chatLimits,
+  studioLimits,
+  traceUpdateLimits,
+  updateTraceLimits,
+} from "./index.js";
 
 const bundled = (name: string) =>
   JSON.parse(readFileSync(new URL(`../openapi/${name}.openapi.json`, import.meta.url), "utf8"));
@@ -12,6 +18,13 @@ describe("the generated limits", () => {
     ["chat-completions", chatLimits],
   ])("are the limits of the bundled %s document", (name, generated) => {
     expect(generated).toEqual(limitsFromDocument(bundled(name)));
+  });
+
+  it("are exported one per operation and schema too, the same objects", () => {
+    expect(studioLimits.schemas.TraceUpdate).toBe(traceUpdateLimits);
+    expect(studioLimits.operations.updateTrace).toBe(updateTraceLimits);
+    expect(chatLimits.schemas.ChatCompletionRequest).toBe(chatCompletionRequestLimits);
+    expect(chatCompletionRequestLimits.max_tokens).toEqual({ minimum: 1, type: "integer" });
   });
 
   it("hold the specification's limits: score 0..1, feedback 2048, uuid ids", () => {
@@ -67,7 +80,7 @@ describe("limitsFromDocument", () => {
       operations: {
         getThing: {
           path: { thingId: { format: "uuid" } },
-          query: { limit: { minimum: 1, maximum: 50 } },
+          query: { limit: { minimum: 1, maximum: 50, type: "integer" } },
         },
       },
       schemas: { Thing: { name: { minLength: 1, maxLength: 40 } } },

@@ -20,11 +20,7 @@ const QUOTED = 200;
 const decoder = new TextDecoder();
 
 /** Thrown when a body passes `maxResponseBytes`; a larger answer is not a network fault, so it is not retried. */
-export class BodyTooLargeError extends StudioError {
-  static {
-    BodyTooLargeError.prototype.name = "StudioError";
-  }
-}
+export class BodyTooLargeError extends StudioError {}
 
 /** The whole body, at most `limit` bytes (after decompression); past it, the stream is cancelled. */
 export async function readBody(

@@ -75,27 +75,23 @@ export class ChatCompletionStream implements AsyncIterable<ChatCompletionChunk> 
 
   /** Reads a `text/event-stream` answer to a chat completion (`stream: true`). */
   static fromResponse(response: Response, options: ChatCompletionStreamOptions = {}): ChatCompletionStream {
-    const type = response.headers.get("content-type") ?? "no content type";
-    const refuse = (error: unknown) => {
-      void response.body?.cancel().catch(() => undefined);
-      return error;
-    };
-    let source: StreamSource;
+    const { body } = response;
     try {
-      source = sourceOf(options, "/v1/chat/completions");
-    } catch (error) {
-      throw refuse(error);
-    }
-    if (response.body === null || !type.toLowerCase().startsWith("text/event-stream")) {
-      const { method, path } = source;
-      throw refuse(
-        new StudioStreamError(
-          `${method} ${path} answered ${response.status} with ${response.body === null ? "no body" : type} where a text/event-stream was expected`,
+      const source = sourceOf(options, "/v1/chat/completions");
+      const type = response.headers.get("content-type") ?? "no content type";
+      if (body === null || !/^text\/event-stream/i.test(type)) {
+        const { method, path } = source;
+        throw new StudioStreamError(
+          `${method} ${path} answered ${response.status} with ${body === null ? "no body" : type} where a text/event-stream was expected`,
           { method, path },
-        ),
-      );
+        );
+      }
+      return new ChatCompletionStream(body, source, options);
+    } catch (error) {
+      // Refused: the body is not read, so its connection is closed.
+      void body?.cancel().catch(() => undefined);
+      throw error;
     }
-    return new ChatCompletionStream(response.body, source, options);
   }
 
   /** Reads what `toReadableStream()` produced on the other side of a hop (a browser reading your server). */
@@ -281,14 +277,12 @@ export class ChatCompletionStream implements AsyncIterable<ChatCompletionChunk> 
    * body ended within the grace period; if not (more bytes, or nothing), the caller closes the connection.
    */
   async #bodyEndsAfterDone(): Promise<boolean> {
-    let wake = () => {};
+    let timer: ReturnType<typeof setTimeout> | undefined;
     const late = new Promise<undefined>((resolve) => {
-      wake = () => resolve(undefined);
+      timer = setTimeout(() => resolve(undefined), AFTER_DONE_GRACE_MS);
     });
-    const timer = setTimeout(wake, AFTER_DONE_GRACE_MS);
     try {
-      const next = await Promise.race([this.#reader?.read(), late]);
-      return next?.done === true;
+      return (await Promise.race([this.#reader?.read(), late]))?.done === true;
     } catch {
       return false;
     } finally {
