@@ -45,9 +45,14 @@ async function measure(from: string, plugins: Plugin[] = []) {
     write: false,
     metafile: true,
     logLevel: "silent",
+    // The sources reach the private internal package's barrel, whose Node-only helpers (process groups, the
+    // port probe) the client never calls: left external, tree-shaking drops them, and the check below
+    // proves no Node import is left in what a browser would load.
+    external: ["node:*"],
     plugins,
   });
   const code = result.outputFiles[0]?.contents ?? new Uint8Array();
+  expect(new TextDecoder().decode(code)).not.toMatch(/["']node:/);
   // Workspace packages (the contract's limits from types, the private internal one) resolve to their own
   // folders and count as this one; a new dependency from the registry would show here first.
   const packages = [...new Set(Object.keys(result.metafile.inputs).map(packageOf))].sort();
