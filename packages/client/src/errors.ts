@@ -62,7 +62,6 @@ export class StudioApiError extends StudioError {
   declare readonly requestId: string | undefined;
   declare readonly retryAfterMs: number | undefined;
 
-  // biome-ignore lint/complexity/noUselessConstructor: narrows the base's fields to the details
   constructor(message: string, details: StudioApiErrorDetails) {
     super(message, details);
   }
@@ -85,7 +84,6 @@ export class StudioConnectionError extends StudioError {
   declare readonly method: string;
   declare readonly path: string;
 
-  // biome-ignore lint/complexity/noUselessConstructor: narrows the base's fields to the details
   constructor(message: string, details: { method: string; path: string; cause?: unknown }) {
     super(message, details);
   }
@@ -95,7 +93,6 @@ export class StudioConnectionError extends StudioError {
 export class StudioTimeoutError extends StudioError {
   declare readonly timeoutMs: number;
 
-  // biome-ignore lint/complexity/noUselessConstructor: narrows the base's fields to the details
   constructor(message: string, details: { timeoutMs: number }) {
     super(message, details);
   }
