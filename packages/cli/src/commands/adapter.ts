@@ -1,18 +1,16 @@
-import { parseArgs } from "node:util";
 import { hasTerminalControl } from "@finetune-studio/internal";
 import { ExitCode } from "../exit-codes.js";
 import { type CliIo, UsageError } from "../io.js";
+import { parseCommandLine } from "../serve-args.js";
 import type { CliCommand } from "./command-type.js";
 import { controlPort, talkToLaunch } from "./reload.js";
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 async function runAdapter(args: readonly string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: [...args],
-    options: { port: { type: "string" }, help: { type: "boolean", short: "h" } },
-    allowPositionals: true,
-    strict: true,
+  const { values, positionals } = parseCommandLine("adapter", args, {
+    port: { type: "string" },
+    help: { type: "boolean", short: "h" },
   });
   if (values.help === true) {
     io.out(HELP);

@@ -1,9 +1,9 @@
-import { parseArgs } from "node:util";
 import { escapeForTerminal } from "@finetune-studio/internal";
 import { ExitCode } from "../exit-codes.js";
 import { callControl } from "../fleet/control.js";
 import { controlSocketOf, runtimeDirOf } from "../fleet/runtime-dir.js";
 import { type CliIo, UsageError } from "../io.js";
+import { parseCommandLine } from "../serve-args.js";
 import type { CliCommand } from "./command-type.js";
 
 /** The port of the launch a control command talks to: --port, default 8000 as launch's. */
@@ -38,11 +38,9 @@ export async function talkToLaunch(
 }
 
 async function runReload(args: readonly string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: [...args],
-    options: { port: { type: "string" }, help: { type: "boolean", short: "h" } },
-    allowPositionals: true,
-    strict: true,
+  const { values, positionals } = parseCommandLine("reload", args, {
+    port: { type: "string" },
+    help: { type: "boolean", short: "h" },
   });
   if (values.help === true) {
     io.out(HELP);

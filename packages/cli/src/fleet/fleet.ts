@@ -11,6 +11,7 @@ import { callLoraRouteUntilClientHasIt } from "../lora-routes-until-client.js";
 import type { ParsedServeArgs } from "../serve-args.js";
 import { findExecutable } from "../which.js";
 import { type ControlRequest, serveControl } from "./control.js";
+import { missingGpus } from "./gpus.js";
 import { type Instance, planInstance, startInstance } from "./instance.js";
 import { startNginx } from "./nginx-child.js";
 import { createRelay, leastBusyReady, type Routing } from "./relay.js";
@@ -71,6 +72,15 @@ export async function runFleet(parsed: ParsedServeArgs, layout: FleetLayout, io:
       "studio-serve: nginx is not on PATH (it is in /usr/sbin on Debian and Ubuntu). Install it with: apt-get install nginx\n",
     );
     return ExitCode.NotFound;
+  }
+  const missing = await missingGpus(layout.gpus, io);
+  if (missing === undefined) {
+    io.err("studio-serve: warning: nvidia-smi is not on PATH or did not answer: the GPUs were not checked\n");
+  } else if (missing.length > 0) {
+    io.err(
+      `studio-serve: --gpus: this machine has no GPU ${missing.map((gpu) => escapeForTerminal(gpu)).join(", ")} (nvidia-smi -L lists them)\n`,
+    );
+    return ExitCode.Failure;
   }
   const portState = await probePort(host, port);
   if (portState.state !== "free") {
