@@ -1,10 +1,11 @@
 import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { Agent, request } from "node:http";
+import { join } from "node:path";
 import { getFreePort, type ManagedProcess, waitForOutput } from "@finetune-studio/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { runtimeDirOf } from "./fleet/runtime-dir.js";
-import { fakeVllmEnv, startCli } from "./test/cli-process.js";
+import { fakeVllmEnv, startCli, tempDir } from "./test/cli-process.js";
 import { runCapture } from "./test/run-cli.js";
 
 // Issue #15, one machine with several GPUs: launch --instances N runs N stand-in vLLMs (light ones, without
@@ -170,7 +171,8 @@ describe("studio-serve adapter: runtime LoRA on every instance", { timeout: 300_
   }
 
   it("loads and unloads on each instance, reports vLLM's errors, and a reload loads them again", async () => {
-    const { port, env, proc } = await launchFleet(2, {}, ["--runtime-lora"]);
+    const logDir = tempDir("fleet-logs-");
+    const { port, env, proc } = await launchFleet(2, {}, ["--runtime-lora", "--log-dir", logDir]);
     expect(proc.output()).toMatch(/trusted networks only/);
     const load = await runCapture(["adapter", "load", "sql", "/adapters/sql", "--port", String(port)], env);
     expect(load.code).toBe(0);
@@ -194,6 +196,13 @@ describe("studio-serve adapter: runtime LoRA on every instance", { timeout: 300_
     expect(reloaded.stderr).toMatch(/instance 1: adapter sql loaded again/);
     expect(await listed(port + 1)).toContain("sql");
     expect(await listed(port + 2)).toContain("sql");
+    const events = readFileSync(join(logDir, "events.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { event: string; instance: string; reason?: string });
+    const restarted = events.filter((event) => event.event === "restarted");
+    expect(restarted.map((event) => event.instance)).toEqual([`vllm-${port + 1}`, `vllm-${port + 2}`]);
+    expect(restarted[0]?.reason).toBe("reload");
 
     const unload = await runCapture(["adapter", "unload", "sql", "--port", String(port)], env);
     expect(unload.code).toBe(0);
@@ -201,8 +210,17 @@ describe("studio-serve adapter: runtime LoRA on every instance", { timeout: 300_
     expect(await listed(port + 2)).not.toContain("sql");
   });
 
-  it("without --runtime-lora, vLLM has no such route and adapter says so for each instance", async () => {
+  it("without --runtime-lora, vLLM has no such route and adapter says so; streams flow through nginx", async () => {
     const { port, env } = await launchFleet(2);
+    const streamed = await fetch(`http://127.0.0.1:${port}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "acme/m", messages: [{ role: "user", content: "hi" }], stream: true }),
+    });
+    expect(streamed.headers.get("content-type")).toMatch(/text\/event-stream/);
+    const text = await streamed.text();
+    expect(text.match(/"chat\.completion\.chunk"/g)).toHaveLength(3);
+    expect(text).toMatch(/data: \[DONE\]\n\n$/);
     const load = await runCapture(["adapter", "load", "sql", "/adapters/sql", "--port", String(port)], env);
     expect(load.code).toBe(1);
     expect(load.stderr).toMatch(/instance 0 .*failed \(HTTP 404\)/);
