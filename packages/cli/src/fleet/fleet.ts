@@ -132,7 +132,7 @@ export async function runFleet(parsed: ParsedServeArgs, layout: FleetLayout, io:
       for (const instance of instances) instance.vllm?.group.kill();
     }
   };
-  const onHangUp = () => void reload(fleet, (line) => io.err(`studio-serve: ${line}\n`));
+  const onHangUp = () => void reload(fleet);
   for (const signal of stopSignals) process.on(signal, onStop);
   process.on("SIGHUP", onHangUp);
   try {
@@ -253,11 +253,15 @@ function watchInstance(fleet: Fleet, instance: Instance): void {
 let running: Promise<boolean> | undefined;
 const listeners = new Set<(line: string) => void>();
 
-/** A rolling reload; a trigger while one runs joins it (and hears its progress) instead of starting another. */
-export function reload(fleet: Fleet, say: (line: string) => void): Promise<boolean> {
-  listeners.add(say);
+/**
+ * A rolling reload, its progress on launch's stderr and to `say` (a `studio-serve reload` caller); a trigger
+ * while one runs joins it (and hears the rest of its progress) instead of starting another.
+ */
+export function reload(fleet: Fleet, say?: (line: string) => void): Promise<boolean> {
+  if (say !== undefined) listeners.add(say);
   if (running === undefined) {
     const tell = (line: string) => {
+      fleet.io.err(`studio-serve: ${line}\n`);
       for (const listener of listeners) listener(line);
     };
     running = rollingReload(fleet, tell, watchInstance).finally(() => {
@@ -269,11 +273,7 @@ export function reload(fleet: Fleet, say: (line: string) => void): Promise<boole
 }
 
 async function handleControl(fleet: Fleet, request: ControlRequest, say: (line: string) => void) {
-  if (request.op === "reload") {
-    const toLog = (line: string) => fleet.io.err(`studio-serve: ${line}\n`);
-    listeners.add(toLog);
-    return await reload(fleet, say);
-  }
+  if (request.op === "reload") return await reload(fleet, say);
   return await changeAdapter(fleet, request, say);
 }
 
