@@ -101,7 +101,10 @@ export function servingSnippets(): Record<string, Snippet> {
         .join("\n\n"),
     ),
     "fleet-launch": sh(
-      fleetSnippet(["full", fullModel.model, "--served-model-name", fullModel.servedModelName ?? ""], balancerPort),
+      fleetSnippet(
+        ["full", fullModel.model, "--served-model-name", fullModel.servedModelName ?? ""],
+        balancerPort,
+      ),
     ),
     "nginx-config": {
       lang: "nginx",
