@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { Agent, request } from "node:http";
 import { join } from "node:path";
 import { getFreePort, type ManagedProcess, waitForOutput } from "@finetune-studio/testing";
@@ -153,6 +153,31 @@ describe("launch --instances: nginx in front, a rolling reload under load", { ti
     proc.child.kill("SIGTERM");
     expect(await proc.exited).toBe(0);
     expect(leftOver(port, runtimeDirOf(port, env))).toEqual([]);
+  });
+
+  it("an instance that does not come back stops the reload (exit 1); the others keep serving", async () => {
+    const flag = join(tempDir("crash-flag-"), "crash");
+    const { port, env } = await launchFleet(2, { FAKE_VLLM_CRASH_IF_EXISTS: flag });
+    writeFileSync(flag, "");
+    const reloaded = await runCapture(["reload", "--port", String(port)], env);
+    expect(reloaded.code).toBe(1);
+    expect(reloaded.stderr).toMatch(/instance 0 .*did not come back .*Reload stopped/);
+    expect(reloaded.stderr).not.toMatch(/instance 1 .*stopped/);
+    const agent = new Agent({ keepAlive: true });
+    const answers = await Promise.all(Array.from({ length: 20 }, () => chatOnce(port, agent)));
+    agent.destroy();
+    expect(answers.every(Boolean)).toBe(true);
+  });
+
+  it("an instance that fails to start stops the launch: exit 1, nothing left, directory removed", async () => {
+    const port = await getFreePort();
+    const fake = fakeVllmEnv({ ...LIGHT_VLLM, FAKE_VLLM_MODE: "crash" });
+    const proc = startCli(["launch", "full", "acme/m", "--port", String(port), "--instances", "2"], fake.env);
+    running.push(proc);
+    expect(await proc.exited).toBe(1);
+    expect(proc.output()).toMatch(/instance \d \(port \d+\) did not start/);
+    expect(leftOver(port, runtimeDirOf(port, fake.env))).toEqual([]);
+    expect(existsSync(runtimeDirOf(port, fake.env))).toBe(false);
   });
 
   it("refuses a reload with one instance: it would drop requests", async () => {
