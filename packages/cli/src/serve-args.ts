@@ -27,6 +27,9 @@ export const LAUNCH_OPTIONS = {
   timeout: { type: "string" },
   "stop-timeout": { type: "string" },
   "log-dir": { type: "string" },
+  instances: { type: "string" },
+  gpus: { type: "string" },
+  "runtime-lora": { type: "boolean" },
 } as const satisfies ParseArgsConfig["options"];
 
 type Values = Record<string, string | boolean | string[] | undefined>;

@@ -20,6 +20,24 @@ describe("nginxConfig", () => {
     expect(config).toContain("proxy_http_version 1.1;");
   });
 
+  it("lets go of idle vLLM connections before vLLM's own 5 s keep-alive timeout closes them", () => {
+    expect(config).toMatch(/upstream studio_serve_vllm \{[^}]*keepalive_timeout 4s;/);
+  });
+
+  it("takes Unix-socket upstreams (local relays), keeps their connections 60 s, and a chosen keep-alive", () => {
+    const text = nginxConfig({
+      upstreams: ["unix:/run/s/relay-0.sock", "unix:/run/s/relay-1.sock"],
+      listen: 8000,
+    });
+    expect(text).toContain("server unix:/run/s/relay-0.sock;");
+    expect(text).toContain("server unix:/run/s/relay-1.sock;");
+    expect(text).toContain("keepalive_timeout 60s;");
+    const mixed = nginxConfig({ upstreams: ["unix:/run/s/r.sock", "127.0.0.1:8001"], listen: 8000 });
+    expect(mixed).toContain("keepalive_timeout 4s;");
+    const chosen = nginxConfig({ upstreams: ["127.0.0.1:8001"], listen: 8000, keepaliveTimeoutSeconds: 2 });
+    expect(chosen).toContain("keepalive_timeout 2s;");
+  });
+
   it("writes IPv6 addresses in brackets and takes a listen host and timeout", () => {
     const text = nginxConfig({
       upstreams: ["[::1]:8001", "gpu-2.internal:8000"],
@@ -44,6 +62,30 @@ describe("nginxConfig", () => {
       { upstreams: ["::1:8001"], listen: 8000 },
       "upstreams[0]",
       /\[addr\]:port/,
+    ],
+    [
+      "a relative socket path",
+      { upstreams: ["unix:relay.sock"], listen: 8000 },
+      "upstreams[0]",
+      /absolute path/,
+    ],
+    [
+      "a socket path that ends the directive",
+      { upstreams: ["unix:/tmp/r.sock; include /etc/passwd"], listen: 8000 },
+      "upstreams[0]",
+      /absolute path/,
+    ],
+    [
+      "the same socket twice",
+      { upstreams: ["unix:/tmp/r.sock", "unix:/tmp/r.sock"], listen: 8000 },
+      "upstreams[1]",
+      /repeat/,
+    ],
+    [
+      "a keep-alive timeout of 0",
+      { upstreams: ["127.0.0.1:8001"], listen: 8000, keepaliveTimeoutSeconds: 0 },
+      "keepaliveTimeoutSeconds",
+      /1 to 3600/,
     ],
     [
       "config injection",

@@ -62,3 +62,29 @@ export function cliSnippet(options: ServeOptions, args: readonly string[]): stri
     `${cli.binName} launch ${args.join(" ")}`,
   ].join("\n");
 }
+
+/**
+ * The "Several GPUs on one machine" lines: a multi-instance launch, a rolling reload and a runtime adapter,
+ * each flag checked against the real CLI's help at build time.
+ */
+export function fleetSnippet(launchArgs: readonly string[], port: number): string {
+  const cli = studioServe();
+  const launchHelp = cli.run(["launch", "--help"]);
+  for (const flag of ["--instances", "--gpus", "--runtime-lora"]) {
+    if (!launchHelp.includes(flag)) throw new Error(`studio-serve launch --help does not mention ${flag}`);
+  }
+  if (!cli.run(["reload", "--help"]).includes("--port")) throw new Error("studio-serve reload has no --port");
+  if (!cli.run(["adapter", "--help"]).includes("adapter load <name> <path>")) {
+    throw new Error("studio-serve adapter load changed its arguments");
+  }
+  return [
+    "# Two vLLM instances (GPUs 0 and 1, ports 8001 and 8002) behind nginx on port 8000:",
+    `${cli.binName} launch ${launchArgs.join(" ")} --instances 2 --runtime-lora`,
+    "",
+    "# From another terminal: restart them one at a time (new weights), no request failing.",
+    `${cli.binName} reload --port ${port}`,
+    "",
+    "# Load an adapter on every instance; a reload loads it again.",
+    `${cli.binName} adapter load sql-expert ./adapters/sql-expert --port ${port}`,
+  ].join("\n");
+}

@@ -15,7 +15,7 @@ import {
 } from "@finetune-studio/serve-kit";
 import { loadContracts } from "./contracts.js";
 import type { Snippet } from "./markdown.js";
-import { cliSnippet, studioServe } from "./serving-cli.js";
+import { cliSnippet, fleetSnippet, studioServe } from "./serving-cli.js";
 import { stackSnippets } from "./serving-stack.js";
 import { multilineCommand } from "./shell-lines.js";
 import { statusExample } from "./status-example.js";
@@ -99,6 +99,12 @@ export function servingSnippets(): Record<string, Snippet> {
       instancePorts
         .map((port, gpu) => `CUDA_VISIBLE_DEVICES=${gpu} ${serve({ ...fullModel, port })} &`)
         .join("\n\n"),
+    ),
+    "fleet-launch": sh(
+      fleetSnippet(
+        ["full", fullModel.model, "--served-model-name", fullModel.servedModelName ?? ""],
+        balancerPort,
+      ),
     ),
     "nginx-config": {
       lang: "nginx",

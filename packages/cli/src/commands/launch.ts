@@ -1,9 +1,11 @@
 import { StudioAuthError, StudioTimeoutError } from "@finetune-studio/client";
-import { exitCodeOf } from "@finetune-studio/internal";
+import { exitCodeOf, isLoopbackHost } from "@finetune-studio/internal";
 import { clientSnippet } from "../client-snippet.js";
 import { ExitCode } from "../exit-codes.js";
+import { runFleet } from "../fleet/fleet.js";
+import { parseLayout } from "../fleet/layout.js";
 import { SERVE_FLAGS } from "../help.js";
-import type { CliIo } from "../io.js";
+import { type CliIo, UsageError } from "../io.js";
 import type { LaunchEvent } from "../launch/events.js";
 import { type LaunchPlan, planLaunch } from "../launch/plan.js";
 import { type Prepared, preflight } from "../launch/preflight.js";
@@ -44,13 +46,25 @@ interface Run {
  * completion, (7) report how to call it and stay until vLLM exits. Whatever ends it (vLLM's own exit, a
  * signal, a timeout, an unexpected error), the whole process group is stopped before launch exits.
  */
-async function runLaunch(args: readonly string[], io: CliIo): Promise<number> {
+async function runLaunch(args: readonly string[], given: CliIo): Promise<number> {
   const parsed = parseServeArgs("launch", args, LAUNCH_OPTIONS);
   if (parsed === "help") {
-    io.out(HELP);
+    given.out(HELP);
     return ExitCode.Ok;
   }
+  const layout = parseLayout(parsed);
+  if (layout !== undefined) return await runFleet(parsed, layout, given);
+  const runtimeLora = parsed.values["runtime-lora"] === true;
+  const io = runtimeLora ? withRuntimeLora(given) : given;
   const plan = planLaunch(parsed, io);
+  if (runtimeLora) {
+    if (plan.key === undefined && !isLoopbackHost(plan.built.listen.host)) {
+      throw new UsageError(
+        `--runtime-lora: lets callers load adapters from paths; on ${plan.built.listen.host} (not loopback) it needs an API key (--api-key-env)`,
+        `launch ${parsed.kind}`,
+      );
+    }
+  }
   const prepared = await preflight(plan, io);
   if (typeof prepared === "number") return prepared;
   const vllm = startVllm(plan, prepared, io);
@@ -66,6 +80,13 @@ async function runLaunch(args: readonly string[], io: CliIo): Promise<number> {
     await vllm.shutDown();
     giveBackSignals();
   }
+}
+
+function withRuntimeLora(io: CliIo): CliIo {
+  io.err(
+    "studio-serve: --runtime-lora: vLLM lets anyone who can call it load adapters from paths on this machine; use it on trusted networks only\n",
+  );
+  return { ...io, env: { ...io.env, VLLM_ALLOW_RUNTIME_LORA_UPDATING: "True" } };
 }
 
 /** Step 4: the first INT, TERM, HUP or QUIT stops vLLM gracefully; a second one forces it at once. */
@@ -210,6 +231,20 @@ Logs:
   --log-dir DIR             also write vLLM's output to DIR/vllm-<port>.log, launch's events (started,
                             ready, stopped, crashed with the last lines) to DIR/events.jsonl as JSON
                             lines, and vLLM's process group id to DIR/vllm-<port>.pid while it runs
+
+Several GPUs on one machine:
+  --instances N             run N vLLM instances, one per GPU (CUDA_VISIBLE_DEVICES 0..N-1), on
+                            127.0.0.1 ports P+1..P+N, with nginx (which must be on PATH) on --port P
+                            in front: least connections, streams flow
+  --gpus 0,1,...            the same, on these GPUs (indexes or UUIDs), one instance each
+  --runtime-lora            let adapters be loaded and unloaded while vLLM runs
+                            (VLLM_ALLOW_RUNTIME_LORA_UPDATING=True): \`studio-serve adapter\` does it on
+                            every instance. Anyone who can call vLLM can then load adapters from paths
+                            on this machine: trusted networks only; refused on a non-loopback --host
+                            without --api-key-env
+  With --instances, SIGHUP (or \`studio-serve reload --port P\`) restarts the instances one at a time
+  (vLLM reads the weights again) while the others answer: no request fails. Ctrl-C, SIGTERM and SIGQUIT
+  stop nginx and every instance.
 
 vllm must be on PATH (pip install vllm). Without --api-key-env, a VLLM_API_KEY already in the
 environment is used, since vLLM would read it anyway.

@@ -1,14 +1,26 @@
+import { adapter } from "./adapter.js";
 import { command } from "./command.js";
 import type { CliCommand } from "./command-type.js";
 import { doctor } from "./doctor.js";
 import { launch } from "./launch.js";
 import { nginx } from "./nginx.js";
 import { prometheus } from "./prometheus.js";
+import { reload } from "./reload.js";
 import { stack } from "./stack.js";
 import { status } from "./status.js";
 
 /** Every command, in the order the main help lists them. The dispatcher and the help read only this. */
-export const COMMANDS: readonly CliCommand[] = [command, launch, status, doctor, nginx, prometheus, stack];
+export const COMMANDS: readonly CliCommand[] = [
+  command,
+  launch,
+  reload,
+  adapter,
+  status,
+  doctor,
+  nginx,
+  prometheus,
+  stack,
+];
 
 export function findCommand(name: string): CliCommand | undefined {
   return COMMANDS.find((entry) => entry.name === name);

@@ -4,12 +4,13 @@ import { appendFileSync } from "node:fs";
  * What launch itself did, as JSON lines a log collector can read (`<log-dir>/events.jsonl`): one object per
  * line with `time` (ISO 8601), `event` and `instance`. Events: `started` (pid, pgid, argv, logFile),
  * `ready` (url, model, seconds), `stopped` (reason, exitCode), `crashed` (exitCode, signal, lastLines).
- * Launch never restarts vLLM, so it never writes `restarted`: a supervisor that does should write it here.
+ * `restarted` (pid, pgid, reason): a multi-instance launch restarted this instance (a rolling reload).
  */
 export type LaunchEvent =
   | { event: "started"; pid: number | undefined; pgid: number | undefined; argv: string[]; logFile?: string }
   | { event: "ready"; url: string; model: string; seconds: number }
   | { event: "stopped"; reason: string; exitCode: number }
+  | { event: "restarted"; pid: number | undefined; pgid: number | undefined; reason: string }
   | { event: "crashed"; exitCode: number; signal: string | null; lastLines: string[] };
 
 export interface EventLog {

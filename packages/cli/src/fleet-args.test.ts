@@ -1,0 +1,77 @@
+import { chmodSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { getFreePort } from "@finetune-studio/testing";
+import { describe, expect, it } from "vitest";
+import { leastBusyReady } from "./fleet/relay.js";
+import { fakeVllmEnv, tempDir } from "./test/cli-process.js";
+import { runCapture } from "./test/run-cli.js";
+
+// launch --instances / --gpus / --runtime-lora, reload and adapter: bad input is refused with exit code 2
+// (or 1 for a missing GPU) before anything starts.
+
+describe("multi-instance arguments", () => {
+  it.each<[string, string[], RegExp]>([
+    ["--instances 0", ["--instances", "0"], /--instances: must be a whole number from 1 to 16 \(given "0"\)/],
+    ["--instances two", ["--instances", "two"], /--instances: must be a whole number/],
+    ["--gpus with a repeat", ["--gpus", "0,0"], /--gpus: must list 1 to 16 different GPU/],
+    ["--gpus with a shell word", ["--gpus", "0;rm"], /--gpus: must list/],
+    ["--instances and --gpus disagree", ["--instances", "3", "--gpus", "0,1"], /3 does not match the 2 GPUs/],
+    [
+      "--runtime-lora on a public address without a key",
+      ["--instances", "2", "--host", "0.0.0.0", "--runtime-lora"],
+      /--runtime-lora: .*needs an API key/,
+    ],
+    [
+      "--runtime-lora on a single public launch without a key",
+      ["--host", "0.0.0.0", "--runtime-lora"],
+      /--runtime-lora: .*needs an API key/,
+    ],
+  ])("refuses %s with exit code 2", async (_name, flags, message) => {
+    const fake = fakeVllmEnv();
+    const result = await runCapture(["launch", "full", "acme/m", ...flags], fake.env);
+    expect(result.stderr).toMatch(message);
+    expect(result.code).toBe(2);
+    expect(fake.record()).toBeUndefined();
+  });
+
+  it.each<[string, string[], RegExp]>([
+    ["reload --port 0", ["reload", "--port", "0"], /--port: must be the port/],
+    ["reload with an argument", ["reload", "now"], /unexpected argument "now"/],
+    ["adapter with no action", ["adapter"], /say load or unload/],
+    ["adapter with a bad name", ["adapter", "load", "../x", "/p"], /<name>: must be 1 to 128/],
+    ["adapter load without a path", ["adapter", "load", "sql"], /<path>: load needs/],
+    ["adapter with an unknown flag", ["adapter", "load", "sql", "/p", "--force"], /--force/],
+  ])("refuses %s with exit code 2", async (_name, args, message) => {
+    const result = await runCapture(args, {});
+    expect(result.stderr).toMatch(message);
+    expect(result.code).toBe(2);
+  });
+
+  it("refuses GPUs nvidia-smi does not list, before anything starts", async () => {
+    const bin = tempDir("smi-");
+    const smi = join(bin, "nvidia-smi");
+    writeFileSync(
+      smi,
+      "#!/bin/sh\necho 'GPU 0: NVIDIA A100 (UUID: GPU-11111111-2222-3333-4444-555555555555)'\necho 'GPU 1: NVIDIA A100 (UUID: GPU-66666666-2222-3333-4444-555555555555)'\n",
+    );
+    chmodSync(smi, 0o755);
+    const fake = fakeVllmEnv();
+    const env = { ...fake.env, PATH: `${bin}:${fake.env.PATH}` };
+    const port = String(await getFreePort());
+    const result = await runCapture(["launch", "full", "acme/m", "--port", port, "--gpus", "1,3"], env);
+    expect(result.stderr).toMatch(/--gpus: this machine has no GPU 3/);
+    expect(result.code).toBe(1);
+    expect(fake.record()).toBeUndefined();
+  });
+});
+
+describe("leastBusyReady", () => {
+  it("picks the ready instance with the fewest open requests, never the one excluded", () => {
+    const routing = { ports: [1, 2, 3], target: [0, 1, 2], inflight: [0, 5, 2], ready: [true, true, true] };
+    expect(leastBusyReady(routing, 0)).toBe(2);
+    routing.ready[2] = false;
+    expect(leastBusyReady(routing, 0)).toBe(1);
+    routing.ready[1] = false;
+    expect(leastBusyReady(routing, 0)).toBeUndefined();
+  });
+});

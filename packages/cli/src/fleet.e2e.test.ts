@@ -1,0 +1,260 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { Agent, request } from "node:http";
+import { join } from "node:path";
+import { getFreePort, type ManagedProcess, waitForOutput } from "@finetune-studio/testing";
+import { afterEach, describe, expect, it } from "vitest";
+import { runtimeDirOf } from "./fleet/runtime-dir.js";
+import { fakeVllmEnv, startCli, tempDir } from "./test/cli-process.js";
+import { runCapture } from "./test/run-cli.js";
+
+// Issue #15, one machine with several GPUs: launch --instances N runs N stand-in vLLMs (light ones, without
+// Prism, that refuse connections while loading and cut in-flight requests on SIGTERM as vLLM does) behind
+// Debian's real nginx. A rolling reload under keep-alive load must fail no request; the same reload without
+// the drain (a plain SIGTERM restart, a test-only switch) must fail some, so the first assertion can fail.
+
+const running: ManagedProcess[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((proc) => proc.stop()));
+});
+
+const LIGHT_VLLM = { FAKE_VLLM_PRISM: "0", FAKE_VLLM_LOAD_MS: "1500", FAKE_VLLM_ANSWER_MS: "40" };
+
+async function launchFleet(instances: number, extraEnv: NodeJS.ProcessEnv = {}, more: string[] = []) {
+  const port = await getFreePort();
+  const fake = fakeVllmEnv({ ...LIGHT_VLLM, ...extraEnv });
+  const args = ["launch", "full", "acme/m", "--port", String(port), "--instances", String(instances)];
+  const proc = startCli([...args, "--stop-timeout", "5", ...more], fake.env);
+  running.push(proc);
+  await waitForOutput(proc, /^ready: .* through nginx/m, 120_000);
+  return { proc, port, env: fake.env };
+}
+
+/** The pids launch printed for its vLLM instances, in start order. */
+function startedPids(output: string): number[] {
+  return [...output.matchAll(/vLLM started \(pid (\d+),/g)].map((match) => Number(match[1]));
+}
+
+/** Processes of this run still alive: any stand-in on its ports, or nginx on its runtime directory. */
+function leftOver(port: number, dir: string): string[] {
+  const out = execFileSync("ps", ["-e", "-o", "pid=,args="], { encoding: "utf8" });
+  return out
+    .split("\n")
+    .filter((line) => line.includes(dir) || new RegExp(`fake-vllm.*--port ${port + 1}`).test(line));
+}
+
+function chatOnce(port: number, agent: Agent): Promise<boolean> {
+  const body = JSON.stringify({
+    model: "acme/m",
+    messages: [{ role: "user", content: "hi" }],
+    max_tokens: 4,
+  });
+  return new Promise((resolve) => {
+    const req = request(
+      {
+        host: "127.0.0.1",
+        port,
+        method: "POST",
+        path: "/v1/chat/completions",
+        agent,
+        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+        timeout: 30_000,
+      },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => {
+          text += chunk;
+        });
+        res.on("end", () => resolve(res.statusCode === 200 && text.includes('"chat.completion"')));
+        res.on("error", () => resolve(false));
+      },
+    );
+    req.on("timeout", () => req.destroy());
+    req.on("error", () => resolve(false));
+    req.end(body);
+  });
+}
+
+/**
+ * 8 callers with keep-alive connections send at least `minimum` requests and keep on until `until`
+ * settles, bounded in count and time. Starts `trigger` once `triggerAfter` requests are done.
+ */
+async function loadThrough(
+  port: number,
+  options: { minimum: number; triggerAfter: number; trigger: () => Promise<unknown> },
+) {
+  const agent = new Agent({ keepAlive: true, maxSockets: 8 });
+  let sent = 0;
+  let failed = 0;
+  let triggered: Promise<unknown> | undefined;
+  let triggerDone = false;
+  const deadline = Date.now() + 180_000;
+  const caller = async () => {
+    while (sent < 20_000 && Date.now() < deadline && (sent < options.minimum || !triggerDone)) {
+      sent += 1;
+      if (sent === options.triggerAfter) {
+        triggered = options.trigger().finally(() => {
+          triggerDone = true;
+        });
+      }
+      if (!(await chatOnce(port, agent))) failed += 1;
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, caller));
+  await triggered;
+  agent.destroy();
+  return { sent, failed, triggerDone };
+}
+
+describe("launch --instances: nginx in front, a rolling reload under load", { timeout: 400_000 }, () => {
+  it("restarts every instance with SIGHUP while 8 keep-alive callers fail no request, and leaves nothing behind", async () => {
+    const { proc, port, env } = await launchFleet(3);
+    const dir = runtimeDirOf(port, env);
+    expect(existsSync(dir)).toBe(true);
+    const before = startedPids(proc.output());
+    expect(before).toHaveLength(3);
+
+    const load = await loadThrough(port, {
+      minimum: 2_000,
+      triggerAfter: 200,
+      trigger: async () => {
+        proc.child.kill("SIGHUP");
+        await waitForOutput(proc, /reload: done, every instance restarted/, 150_000);
+      },
+    });
+    console.info(`rolling reload with drain: ${load.failed} failed of ${load.sent} requests`);
+    expect(load.triggerDone).toBe(true);
+    expect(load.sent).toBeGreaterThanOrEqual(2_000);
+    expect(load.failed).toBe(0);
+
+    const after = startedPids(proc.output()).slice(3);
+    expect(after).toHaveLength(3);
+    for (const pid of after) expect(before).not.toContain(pid);
+
+    proc.child.kill("SIGINT");
+    expect(await proc.exited).toBe(0);
+    expect(leftOver(port, dir)).toEqual([]);
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it("negative control: the same reload without the drain (plain SIGTERM restarts) fails requests", async () => {
+    const { proc, port, env } = await launchFleet(3, { STUDIO_SERVE_TEST_ONLY_NO_DRAIN: "1" });
+    const load = await loadThrough(port, {
+      minimum: 2_000,
+      triggerAfter: 200,
+      trigger: async () => {
+        const reloaded = await runCapture(["reload", "--port", String(port)], env);
+        expect(reloaded.code).toBe(0);
+      },
+    });
+    console.info(`rolling reload without drain: ${load.failed} failed of ${load.sent} requests`);
+    expect(load.failed).toBeGreaterThan(0);
+    proc.child.kill("SIGTERM");
+    expect(await proc.exited).toBe(0);
+    expect(leftOver(port, runtimeDirOf(port, env))).toEqual([]);
+  });
+
+  it("an instance that does not come back stops the reload (exit 1); the others keep serving", async () => {
+    const flag = join(tempDir("crash-flag-"), "crash");
+    const { port, env } = await launchFleet(2, { FAKE_VLLM_CRASH_IF_EXISTS: flag });
+    writeFileSync(flag, "");
+    const reloaded = await runCapture(["reload", "--port", String(port)], env);
+    expect(reloaded.code).toBe(1);
+    expect(reloaded.stderr).toMatch(/instance 0 .*did not come back .*Reload stopped/);
+    expect(reloaded.stderr).not.toMatch(/instance 1 .*stopped/);
+    const agent = new Agent({ keepAlive: true });
+    const answers = await Promise.all(Array.from({ length: 20 }, () => chatOnce(port, agent)));
+    agent.destroy();
+    expect(answers.every(Boolean)).toBe(true);
+  });
+
+  it("an instance that fails to start stops the launch: exit 1, nothing left, directory removed", async () => {
+    const port = await getFreePort();
+    const fake = fakeVllmEnv({ ...LIGHT_VLLM, FAKE_VLLM_MODE: "crash" });
+    const proc = startCli(["launch", "full", "acme/m", "--port", String(port), "--instances", "2"], fake.env);
+    running.push(proc);
+    expect(await proc.exited).toBe(1);
+    expect(proc.output()).toMatch(/instance \d \(port \d+\) did not start/);
+    expect(leftOver(port, runtimeDirOf(port, fake.env))).toEqual([]);
+    expect(existsSync(runtimeDirOf(port, fake.env))).toBe(false);
+  });
+
+  it("refuses a reload with one instance: it would drop requests", async () => {
+    const { port, env } = await launchFleet(1);
+    const reloaded = await runCapture(["reload", "--port", String(port)], env);
+    expect(reloaded.code).toBe(1);
+    expect(reloaded.stderr).toMatch(/refused with one instance/);
+  });
+});
+
+describe("studio-serve adapter: runtime LoRA on every instance", { timeout: 300_000 }, () => {
+  async function listed(port: number): Promise<string[]> {
+    const response = await fetch(`http://127.0.0.1:${port}/v1/models`);
+    const models = (await response.json()) as { data: { id: string }[] };
+    return models.data.map((model) => model.id);
+  }
+
+  it("loads and unloads on each instance, reports vLLM's errors, and a reload loads them again", async () => {
+    const logDir = tempDir("fleet-logs-");
+    const { port, env, proc } = await launchFleet(2, {}, ["--runtime-lora", "--log-dir", logDir]);
+    expect(proc.output()).toMatch(/trusted networks only/);
+    const load = await runCapture(["adapter", "load", "sql", "/adapters/sql", "--port", String(port)], env);
+    expect(load.code).toBe(0);
+    expect(load.stderr).toMatch(/instance 0 \(port \d+\): Success: LoRA adapter 'sql' added/);
+    expect(load.stderr).toMatch(/instance 1 \(port \d+\): Success: LoRA adapter 'sql' added/);
+    expect(await listed(port + 1)).toContain("sql");
+    expect(await listed(port + 2)).toContain("sql");
+
+    const again = await runCapture(["adapter", "load", "sql", "/adapters/sql", "--port", String(port)], env);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(
+      /instance 0 .*failed \(HTTP 400\): The lora adapter 'sql' has already been loaded/,
+    );
+
+    const unknown = await runCapture(["adapter", "unload", "nope", "--port", String(port)], env);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/failed \(HTTP 404\): The lora adapter 'nope' cannot be found/);
+
+    const reloaded = await runCapture(["reload", "--port", String(port)], env);
+    expect(reloaded.code).toBe(0);
+    expect(reloaded.stderr).toMatch(/instance 1: adapter sql loaded again/);
+    expect(await listed(port + 1)).toContain("sql");
+    expect(await listed(port + 2)).toContain("sql");
+    const events = readFileSync(join(logDir, "events.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { event: string; instance: string; reason?: string });
+    const restarted = events.filter((event) => event.event === "restarted");
+    expect(restarted.map((event) => event.instance)).toEqual([`vllm-${port + 1}`, `vllm-${port + 2}`]);
+    expect(restarted[0]?.reason).toBe("reload");
+
+    const unload = await runCapture(["adapter", "unload", "sql", "--port", String(port)], env);
+    expect(unload.code).toBe(0);
+    expect(await listed(port + 1)).not.toContain("sql");
+    expect(await listed(port + 2)).not.toContain("sql");
+  });
+
+  it("without --runtime-lora, vLLM has no such route and adapter says so; streams flow through nginx", async () => {
+    const { port, env } = await launchFleet(2);
+    const streamed = await fetch(`http://127.0.0.1:${port}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "acme/m", messages: [{ role: "user", content: "hi" }], stream: true }),
+    });
+    expect(streamed.headers.get("content-type")).toMatch(/text\/event-stream/);
+    const text = await streamed.text();
+    expect(text.match(/"chat\.completion\.chunk"/g)).toHaveLength(3);
+    expect(text).toMatch(/data: \[DONE\]\n\n$/);
+    const load = await runCapture(["adapter", "load", "sql", "/adapters/sql", "--port", String(port)], env);
+    expect(load.code).toBe(1);
+    expect(load.stderr).toMatch(/instance 0 .*failed \(HTTP 404\)/);
+  });
+
+  it("adapter and reload say when no launch serves the port", async () => {
+    const port = await getFreePort();
+    const result = await runCapture(["adapter", "unload", "sql", "--port", String(port)], process.env);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/no multi-instance launch runs on port/);
+  });
+});

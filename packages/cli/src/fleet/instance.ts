@@ -1,0 +1,79 @@
+import type { CliIo } from "../io.js";
+import { type LaunchPlan, planLaunch } from "../launch/plan.js";
+import { type Prepared, preflight } from "../launch/preflight.js";
+import { messageOf } from "../launch/report.js";
+import { type RunningVllm, startVllm } from "../launch/vllm-process.js";
+import type { ParsedServeArgs } from "../serve-args.js";
+
+/** The first completion can be slow: vLLM may still compile kernels or capture CUDA graphs. */
+const SMOKE_TIMEOUT_MS = 300_000;
+
+/** One vLLM instance of a multi-instance launch: its GPU, its port on 127.0.0.1, and its process now. */
+export interface Instance {
+  readonly index: number;
+  readonly gpu: string;
+  readonly plan: LaunchPlan;
+  /** Its io: its lines prefixed with its name, CUDA_VISIBLE_DEVICES and the runtime-LoRA switch set. */
+  readonly io: CliIo;
+  vllm: RunningVllm | undefined;
+  prepared: Prepared | undefined;
+  /** Set while launch itself stops and starts it again: its exit is expected then. */
+  restarting: boolean;
+}
+
+/** Instance i: the same serving intent on 127.0.0.1 and port P+1+i, on one GPU. */
+export function planInstance(
+  parsed: ParsedServeArgs,
+  index: number,
+  gpu: string,
+  port: number,
+  extraEnv: NodeJS.ProcessEnv,
+  io: CliIo,
+): Instance {
+  // The main plan already printed the warnings: the instances' are the same.
+  const quiet: CliIo = { ...io, err: () => {} };
+  const plan = planLaunch({ ...parsed, options: { ...parsed.options, host: "127.0.0.1", port } }, quiet);
+  const env = { ...io.env, ...extraEnv, CUDA_VISIBLE_DEVICES: gpu };
+  const prefixed: CliIo = {
+    ...io,
+    env,
+    err: (text) => io.err(text.replace(/^\[vllm\] /gm, `[vllm-${index}] `)),
+  };
+  return { index, gpu, plan, io: prefixed, vllm: undefined, prepared: undefined, restarting: false };
+}
+
+/**
+ * Starts the instance (preflight: vllm on PATH, its port free, its log) and waits until it serves: /health,
+ * /v1/models listing the names, and a one-token completion straight to its port. Refusals while it loads
+ * are expected; its exit, a stop or --timeout is a failure (the reason is returned; the caller stops it).
+ */
+export async function startInstance(instance: Instance, stop: AbortSignal): Promise<string | undefined> {
+  const { plan } = instance;
+  const prepared = await preflight(plan, instance.io);
+  if (typeof prepared === "number") return "its preflight failed";
+  instance.prepared = prepared;
+  const vllm = startVllm(plan, prepared, instance.io);
+  instance.vllm = vllm;
+  const gone = new AbortController();
+  const onStop = () => gone.abort();
+  stop.addEventListener("abort", onStop, { once: true });
+  void vllm.exited.then(() => gone.abort());
+  try {
+    await plan.chat.waitUntilReady({
+      model: plan.built.client.model,
+      timeoutMs: plan.timeoutSeconds * 1000,
+      signal: gone.signal,
+    });
+    await plan.chat.complete(
+      { model: plan.built.client.model, messages: [{ role: "user", content: "Say hello." }], max_tokens: 1 },
+      { signal: gone.signal, timeoutMs: SMOKE_TIMEOUT_MS },
+    );
+    return undefined;
+  } catch (error) {
+    if (stop.aborted) return "launch is stopping";
+    if (gone.signal.aborted) return "it exited before it was ready";
+    return messageOf(error);
+  } finally {
+    stop.removeEventListener("abort", onStop);
+  }
+}

@@ -1,0 +1,45 @@
+import { UsageError } from "../io.js";
+import type { ParsedServeArgs } from "../serve-args.js";
+import type { FleetLayout } from "./fleet.js";
+
+/** More instances than one machine holds GPUs for is a typo. */
+export const MAX_INSTANCES = 16;
+const GPU_ID = /^(?:\d{1,3}|GPU-[0-9a-fA-F-]{8,64}|MIG-[0-9a-fA-F/-]{8,80})$/;
+
+/**
+ * `--instances N` (GPUs 0..N-1) or `--gpus 0,1,...` (one instance per GPU, by index or UUID); both must
+ * agree. Undefined when neither is given: a plain single launch (with --runtime-lora set on its vLLM).
+ */
+export function parseLayout(parsed: ParsedServeArgs): FleetLayout | undefined {
+  const { values } = parsed;
+  const helpFor = `launch ${parsed.kind}`;
+  const runtimeLora = values["runtime-lora"] === true;
+  const instancesText = values.instances as string | undefined;
+  const gpusText = values.gpus as string | undefined;
+  if (instancesText === undefined && gpusText === undefined) return undefined;
+  let gpus: string[] | undefined;
+  if (gpusText !== undefined) {
+    gpus = gpusText.split(",");
+    const bad = gpus.find((gpu) => !GPU_ID.test(gpu));
+    if (bad !== undefined || gpus.length > MAX_INSTANCES || new Set(gpus).size !== gpus.length) {
+      throw new UsageError(
+        `--gpus: must list 1 to ${MAX_INSTANCES} different GPU indexes or UUIDs separated by commas (given ${JSON.stringify(gpusText.slice(0, 80))})`,
+        helpFor,
+      );
+    }
+  }
+  if (instancesText !== undefined) {
+    const count = /^\d{1,2}$/.test(instancesText) ? Number(instancesText) : Number.NaN;
+    if (!(count >= 1 && count <= MAX_INSTANCES)) {
+      throw new UsageError(
+        `--instances: must be a whole number from 1 to ${MAX_INSTANCES} (given ${JSON.stringify(instancesText.slice(0, 20))})`,
+        helpFor,
+      );
+    }
+    if (gpus !== undefined && gpus.length !== count) {
+      throw new UsageError(`--instances: ${count} does not match the ${gpus.length} GPUs of --gpus`, helpFor);
+    }
+    gpus ??= Array.from({ length: count }, (_, i) => String(i));
+  }
+  return { gpus: gpus ?? [], runtimeLora };
+}
