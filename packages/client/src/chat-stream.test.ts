@@ -127,3 +127,28 @@ describe("chat.stream against a plain server", () => {
     await expect(stream.finalCompletion()).rejects.toBeInstanceOf(StudioTimeoutError);
   });
 });
+
+describe("runtime LoRA adapters against the streaming mock", () => {
+  it("loads an adapter, lists it, refuses a second load, unloads it and refuses an unknown one", async () => {
+    const chat = createChatClient({ baseUrl: mock.url, apiKey });
+    const loaded = await chat.loadLoraAdapter({ lora_name: "billing", lora_path: "/adapters/billing" });
+    expect(loaded).toContain("billing");
+    expect(mock.adapters.get("billing")).toBe("/adapters/billing");
+    expect((await chat.listModels()).data.map((model) => model.id)).toContain("billing");
+    const again = await chat
+      .loadLoraAdapter({ lora_name: "billing", lora_path: "/adapters/billing" })
+      .catch((e: unknown) => e);
+    expect(again).toBeInstanceOf(StudioApiError);
+    expect((again as StudioApiError).status).toBe(400);
+    await expect(chat.unloadLoraAdapter({ lora_name: "billing" })).resolves.toContain("billing");
+    expect(mock.adapters.has("billing")).toBe(false);
+    const unknown = await chat.unloadLoraAdapter({ lora_name: "billing" }).catch((e: unknown) => e);
+    expect((unknown as StudioApiError).status).toBe(404);
+  });
+
+  it("refuses an adapter without its path before anything is sent", async () => {
+    const chat = createChatClient({ baseUrl: mock.url, apiKey });
+    const error = await chat.loadLoraAdapter({ lora_name: "x" } as never).catch((e: unknown) => e);
+    expect(error).toMatchObject({ field: "adapter.lora_path" });
+  });
+});

@@ -4,7 +4,9 @@ import {
   type ChatCompletionRequest,
   type ChatPaths,
   chatCompletionRequestLimits,
+  type LoadLoraAdapterRequest,
   type ModelList,
+  type UnloadLoraAdapterRequest,
 } from "@finetune-studio/types";
 import type { Client } from "openapi-fetch";
 import { StudioError, StudioValidationError } from "./errors.js";
@@ -72,6 +74,13 @@ export interface ChatClient {
   health(options?: RequestOptions): Promise<boolean>;
   /** Resolves with the model list once `/health` answers and `/v1/models` lists `model` (when given). */
   waitUntilReady(options?: WaitUntilReadyOptions): Promise<ModelList>;
+  /**
+   * `POST /v1/load_lora_adapter`: loads an adapter while the server runs (it must have been started with
+   * `VLLM_ALLOW_RUNTIME_LORA_UPDATING=True`, for trusted networks only). Resolves with the server's sentence.
+   */
+  loadLoraAdapter(adapter: LoadLoraAdapterRequest, options?: RequestOptions): Promise<string>;
+  /** `POST /v1/unload_lora_adapter`: unloads it; requests naming it then answer 404. */
+  unloadLoraAdapter(adapter: UnloadLoraAdapterRequest, options?: RequestOptions): Promise<string>;
   /** The underlying openapi-fetch client, typed by the chat-completions contract. */
   readonly raw: Client<ChatPaths>;
 }
@@ -118,6 +127,26 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
       throw wrongAnswer(call, "a model list has a data array of objects");
     }
     return data;
+  }
+
+  /** The runtime LoRA routes answer a sentence of text on success, vLLM's JSON error otherwise. */
+  async function loraRoute(
+    path: "/v1/load_lora_adapter" | "/v1/unload_lora_adapter",
+    body: LoadLoraAdapterRequest | UnloadLoraAdapterRequest,
+    callOptions: RequestOptions | undefined,
+  ): Promise<string> {
+    const given = checkObject("adapter", body);
+    const required = path === "/v1/load_lora_adapter" ? ["lora_name", "lora_path"] : ["lora_name"];
+    for (const field of required) {
+      if (typeof given[field] !== "string")
+        throw refuse(`adapter.${field}`, "must be a string", given[field]);
+    }
+    const call = core.call("POST", path, callOptions);
+    const text: unknown = await result(
+      call,
+      raw.POST(path, { body: body as never, headers, parseAs: "text", fetch: call.fetch }),
+    );
+    return typeof text === "string" ? text : "";
   }
 
   async function probeHealth(callOptions?: RequestOptions): Promise<void> {
@@ -192,6 +221,8 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
         },
       );
     },
+    loadLoraAdapter: (adapter, callOptions) => loraRoute("/v1/load_lora_adapter", adapter, callOptions),
+    unloadLoraAdapter: (adapter, callOptions) => loraRoute("/v1/unload_lora_adapter", adapter, callOptions),
     raw,
   };
 }

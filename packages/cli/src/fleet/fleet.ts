@@ -7,7 +7,7 @@ import { ExitCode } from "../exit-codes.js";
 import { type CliIo, UsageError } from "../io.js";
 import { type LaunchPlan, planLaunch } from "../launch/plan.js";
 import { describeExit, messageOf } from "../launch/report.js";
-import { callLoraRouteUntilClientHasIt } from "../lora-routes-until-client.js";
+import { callLoraRoute } from "../lora-routes.js";
 import type { ParsedServeArgs } from "../serve-args.js";
 import { findExecutable } from "../which.js";
 import { type ControlRequest, serveControl } from "./control.js";
@@ -285,7 +285,7 @@ async function changeAdapter(
 ): Promise<boolean> {
   const results = await Promise.all(
     fleet.instances.map((instance) =>
-      callLoraRouteUntilClientHasIt(
+      callLoraRoute(
         instance.plan.built.client.rootURL,
         request.action,
         request.action === "load"

@@ -1,4 +1,4 @@
-import { callLoraRouteUntilClientHasIt } from "../lora-routes-until-client.js";
+import { callLoraRoute } from "../lora-routes.js";
 import type { Fleet } from "./fleet.js";
 import { type Instance, startInstance } from "./instance.js";
 import { leastBusyReady } from "./relay.js";
@@ -101,7 +101,7 @@ async function reapplyAdapters(
   say: (line: string) => void,
 ): Promise<boolean> {
   for (const [name, path] of fleet.adapters) {
-    const result = await callLoraRouteUntilClientHasIt(
+    const result = await callLoraRoute(
       instance.plan.built.client.rootURL,
       "load",
       { lora_name: name, lora_path: path },
