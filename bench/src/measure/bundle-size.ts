@@ -2,7 +2,7 @@
 // ESM, minified, tree-shaken, as an app's bundler would), then the output is gzipped at level 9.
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
-import { build } from "esbuild";
+import { build, type Plugin } from "esbuild";
 import { kib, ratio } from "../format.js";
 import { markdownTable } from "../table.js";
 
@@ -35,9 +35,17 @@ export interface BundleSize {
 }
 
 /** Minified and gzipped bytes of an entry's bundle, resolved from the bench package. */
-export async function bundleSize(source: string, resolveDir = benchDir): Promise<BundleSize> {
+export async function bundleSize(
+  source: string,
+  resolveDir = benchDir,
+  plugins: Plugin[] = [],
+): Promise<BundleSize> {
   const result = await build({
     stdin: { contents: source, resolveDir, loader: "js" },
+    plugins,
+    // Sources bundled directly reach the private internal package's Node-only helpers, which tree-shaking
+    // drops; left external, they never stop a browser build.
+    external: ["node:*"],
     bundle: true,
     minify: true,
     platform: "browser",

@@ -10,7 +10,7 @@ interface OpenApiDocument {
 }
 
 interface RequestContent {
-  examples: Record<string, { value: unknown }>;
+  examples: Record<string, { value?: unknown; $ref?: string }>;
 }
 
 function example(documentName: string, exampleName: string): unknown {
@@ -27,7 +27,9 @@ function requestExample(documentName: string, path: string, method: string, exam
     document.paths[path]?.[method]?.requestBody.content["application/json"]?.examples[exampleName];
   if (!found)
     throw new Error(`${documentName} has no ${method} ${path} request example named ${exampleName}`);
-  return found.value;
+  // A bundled document keeps shared examples under components and points at them.
+  const shared = found.$ref?.replace("#/components/examples/", "");
+  return shared === undefined ? found.value : example(documentName, shared);
 }
 
 /** One answer per route, serialised once: the server should cost the same for every client measured. */
