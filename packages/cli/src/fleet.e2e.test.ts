@@ -180,6 +180,20 @@ describe("launch --instances: nginx in front, a rolling reload under load", { ti
     expect(existsSync(runtimeDirOf(port, fake.env))).toBe(false);
   });
 
+  it("status --launch reads every instance the launch manages", async () => {
+    const { port, env } = await launchFleet(2);
+    const shown = await runCapture(["status", "--launch", String(port), "--json", "--interval", "1"], env);
+    expect(shown.code, shown.stderr).toBe(0);
+    const { instances } = JSON.parse(shown.stdout) as { instances: { url: string; state: string }[] };
+    expect(instances.map((instance) => [instance.url, instance.state])).toEqual([
+      [`http://127.0.0.1:${port + 1}`, "up"],
+      [`http://127.0.0.1:${port + 2}`, "up"],
+    ]);
+    const none = await runCapture(["status", "--launch", String(await getFreePort())], env);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/no multi-instance launch runs on port/);
+  });
+
   it("refuses a reload with one instance: it would drop requests", async () => {
     const { port, env } = await launchFleet(1);
     const reloaded = await runCapture(["reload", "--port", String(port)], env);

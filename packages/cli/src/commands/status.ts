@@ -1,10 +1,13 @@
 import type { MetricsScrape } from "@finetune-studio/serve-kit";
 import { ExitCode } from "../exit-codes.js";
+import { callControl } from "../fleet/control.js";
+import { controlSocketOf, runtimeDirOf } from "../fleet/runtime-dir.js";
 import { type CliIo, UsageError } from "../io.js";
 import { parseCommandLine } from "../serve-args.js";
 import { type InstanceStatus, probeInstance } from "../status-probe.js";
 import { formatStatusTable } from "../status-table.js";
 import type { CliCommand } from "./command-type.js";
+import { controlPort } from "./reload.js";
 
 const STATUS_OPTIONS = {
   json: { type: "boolean" },
@@ -13,6 +16,7 @@ const STATUS_OPTIONS = {
   count: { type: "string" },
   timeout: { type: "string" },
   "api-key-env": { type: "string" },
+  launch: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -27,9 +31,11 @@ async function runStatus(args: readonly string[], io: CliIo): Promise<number> {
     io.out(HELP);
     return ExitCode.Ok;
   }
-  if (positionals.length === 0)
-    throw new UsageError("name at least one server URL, e.g. http://127.0.0.1:8000", "status");
-  const urls = positionals.map(checkServerUrl);
+  const launched =
+    values.launch === undefined ? [] : await instancesOf(controlPort(values.launch, "status"), io);
+  if (positionals.length === 0 && launched.length === 0)
+    throw new UsageError("name at least one server URL, e.g. http://127.0.0.1:8000, or --launch P", "status");
+  const urls = [...positionals.map(checkServerUrl), ...launched];
   const intervalSeconds = integerOption(values.interval, "--interval", 2, 1, 3600);
   const timeoutSeconds = integerOption(values.timeout, "--timeout", 5, 1, 120);
   const count =
@@ -81,6 +87,22 @@ async function runStatus(args: readonly string[], io: CliIo): Promise<number> {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
   }
+}
+
+/** The root URLs of the instances a running `launch --instances N` on `port` manages, asked on its control socket. */
+async function instancesOf(port: number, io: CliIo): Promise<string[]> {
+  const lines: string[] = [];
+  const outcome = await callControl(
+    controlSocketOf(runtimeDirOf(port, io.env)),
+    { op: "instances" },
+    (line) => {
+      lines.push(line);
+    },
+  );
+  if (outcome !== true) {
+    throw new UsageError(`--launch: no multi-instance launch runs on port ${port} for this user`, "status");
+  }
+  return lines.map(checkServerUrl);
 }
 
 function allUp(statuses: readonly InstanceStatus[]): number {
@@ -160,6 +182,7 @@ const HELP = `studio-serve status: is each vLLM instance up, what it serves, and
 
 Usage:
   studio-serve status URL [URL ...] [--watch] [--json] [options]
+  studio-serve status --launch P [URL ...] [options]
 
 URL is a server's root, e.g. http://127.0.0.1:8000 (or 127.0.0.1:8000). For each instance it reads
 /health, /v1/models (the model and its LoRA adapters) and /metrics twice, an interval apart: requests
@@ -169,6 +192,7 @@ and the adapters in the running batch. An instance that refuses connections (sto
 its weights), does not answer in time, or answers something other than vLLM is shown as such.
 
 Options:
+  --launch P                also every instance of the \`launch ... --instances N\` serving on port P
   --watch                   redraw the table every interval until Ctrl-C
   --count N                 with --watch: stop after N refreshes
   --interval S              seconds between the two reads, and between refreshes (default 2)

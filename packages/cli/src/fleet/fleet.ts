@@ -274,6 +274,11 @@ export function reload(fleet: Fleet, say?: (line: string) => void): Promise<bool
 
 async function handleControl(fleet: Fleet, request: ControlRequest, say: (line: string) => void) {
   if (request.op === "reload") return await reload(fleet, say);
+  if (request.op === "instances") {
+    // One root URL a line, for `status --launch`: the instances listen on loopback only.
+    for (const instance of fleet.instances) say(instance.plan.built.client.rootURL);
+    return true;
+  }
   return await changeAdapter(fleet, request, say);
 }
 
