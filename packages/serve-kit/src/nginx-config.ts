@@ -1,13 +1,6 @@
-import {
-  describeValue,
-  isHostname,
-  isIPv6,
-  isIpAddress,
-  isLoopbackHost,
-  isWildcardHost,
-} from "@finetune-studio/internal";
+import { describeValue, isLoopbackHost, isWildcardHost } from "@finetune-studio/internal";
 import { ServeConfigError } from "./errors.js";
-import { hostPort } from "./internal/hosts.js";
+import { hostPort, parseHostPort } from "./internal/hosts.js";
 import { checkHost, checkKnownKeys, checkObject, checkPort } from "./internal/validate.js";
 
 export interface NginxConfigOptions {
@@ -162,19 +155,7 @@ function parseUpstream(item: unknown, field: string): Upstream {
     }
     return { socket };
   }
-  const match = typeof item === "string" ? /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(item) : null;
-  const host = match?.[1] ?? match?.[2];
-  const port = Number(match?.[3]);
-  const hostOk =
-    host !== undefined && (match?.[1] !== undefined ? isIPv6(host) : isIpAddress(host) || isHostname(host));
-  if (!hostOk || !Number.isInteger(port) || port < 1 || port > 65535) {
-    throw new ServeConfigError(
-      field,
-      "must be host:port with a port from 1 to 65535 ([addr]:port for IPv6)",
-      describeValue(item),
-    );
-  }
-  return { host, port };
+  return parseHostPort(item, field);
 }
 
 function sameEndpoint(

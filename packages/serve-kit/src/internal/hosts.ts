@@ -1,4 +1,5 @@
-import { isIPv6, isWildcardHost } from "@finetune-studio/internal";
+import { describeValue, isHostname, isIPv6, isIpAddress, isWildcardHost } from "@finetune-studio/internal";
+import { ServeConfigError } from "../errors.js";
 
 // How a listen address is written where a client or a proxy connects to it. What counts as loopback, a
 // wildcard or an IP literal is decided once, in @finetune-studio/internal.
@@ -13,4 +14,21 @@ export function hostForUrl(host: string): string {
 /** `host:port` as nginx and docker write it, with brackets around IPv6. */
 export function hostPort(host: string, port: number): string {
   return `${isIPv6(host) ? `[${host}]` : host}:${port}`;
+}
+
+/** `host:port` (`[addr]:port` for IPv6) as a user writes an instance, checked; `field` names it in the error. */
+export function parseHostPort(item: unknown, field: string): { host: string; port: number } {
+  const match = typeof item === "string" ? /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(item) : null;
+  const host = match?.[1] ?? match?.[2];
+  const port = Number(match?.[3]);
+  const hostOk =
+    host !== undefined && (match?.[1] !== undefined ? isIPv6(host) : isIpAddress(host) || isHostname(host));
+  if (!hostOk || !Number.isInteger(port) || port < 1 || port > 65535) {
+    throw new ServeConfigError(
+      field,
+      "must be host:port with a port from 1 to 65535 ([addr]:port for IPv6)",
+      describeValue(item),
+    );
+  }
+  return { host, port };
 }

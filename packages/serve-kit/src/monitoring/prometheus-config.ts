@@ -1,7 +1,7 @@
-import { describeValue, isHostname, isIPv6, isIpAddress } from "@finetune-studio/internal";
+import { describeValue } from "@finetune-studio/internal";
 import { stringify } from "yaml";
 import { ServeConfigError } from "../errors.js";
-import { hostPort } from "../internal/hosts.js";
+import { hostPort, parseHostPort } from "../internal/hosts.js";
 import { checkKnownKeys, checkObject } from "../internal/validate.js";
 
 /** The rules file `prometheusConfig` loads unless told otherwise; `studio-serve prometheus --out` writes it. */
@@ -95,18 +95,7 @@ function checkTargets(value: unknown): string[] {
   const seen = new Set<string>();
   return value.map((item: unknown, index) => {
     const field = `targets[${index}]`;
-    const match = typeof item === "string" ? /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(item) : null;
-    const host = match?.[1] ?? match?.[2];
-    const port = Number(match?.[3]);
-    const hostOk =
-      host !== undefined && (match?.[1] !== undefined ? isIPv6(host) : isIpAddress(host) || isHostname(host));
-    if (!hostOk || !Number.isInteger(port) || port < 1 || port > 65535) {
-      throw new ServeConfigError(
-        field,
-        "must be host:port with a port from 1 to 65535 ([addr]:port for IPv6)",
-        describeValue(item),
-      );
-    }
+    const { host, port } = parseHostPort(item, field);
     const target = hostPort(host, port);
     if (seen.has(target)) throw new ServeConfigError(field, "must not repeat a target", describeValue(item));
     seen.add(target);
