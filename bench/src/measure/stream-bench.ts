@@ -4,11 +4,11 @@
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { getFreePort, startProcess, waitForHttp } from "@finetune-studio/testing";
 import type { Plugin } from "esbuild";
 import { count, kib, micros, perSecond, ratio } from "../format.js";
 import type { Section } from "../report.js";
 import { type StreamReader, streamReaders } from "../scenarios/stream.js";
+import { type AnsweringServer, startServerProcess } from "../server/start-answering-server.js";
 import { median, summarize } from "../stats.js";
 import { markdownTable } from "../table.js";
 import { bundleSize } from "./bundle-size.js";
@@ -48,18 +48,8 @@ const rotate = <T>(items: readonly T[], round: number) => {
   return [...items.slice(shift), ...items.slice(0, shift)];
 };
 
-async function startStreamServer(): Promise<{ url: string; stop(): Promise<void> }> {
-  const port = await getFreePort();
-  const script = fileURLToPath(new URL("./stream-server.js", import.meta.url));
-  const proc = startProcess(process.execPath, [script, String(port)]);
-  const url = `http://127.0.0.1:${port}`;
-  try {
-    await waitForHttp(`${url}/health`, { process: proc, isReady: (status) => status === 200 });
-  } catch (error) {
-    await proc.stop();
-    throw error;
-  }
-  return { url, stop: () => proc.stop() };
+function startStreamServer(): Promise<AnsweringServer> {
+  return startServerProcess(fileURLToPath(new URL("./stream-server.js", import.meta.url)));
 }
 
 async function chunksPerSecond(readers: readonly StreamReader[], settings: StreamSettings) {

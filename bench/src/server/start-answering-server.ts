@@ -7,9 +7,13 @@ export interface AnsweringServer {
 }
 
 /** Starts answering-server.js in its own process on a free loopback port; resolves once /health answers. */
-export async function startAnsweringServer(): Promise<AnsweringServer> {
+export function startAnsweringServer(): Promise<AnsweringServer> {
+  return startServerProcess(fileURLToPath(new URL("./answering-server.js", import.meta.url)));
+}
+
+/** Starts a server script (given its port as argument) in its own process; resolves once /health answers. */
+export async function startServerProcess(script: string): Promise<AnsweringServer> {
   const port = await getFreePort();
-  const script = fileURLToPath(new URL("./answering-server.js", import.meta.url));
   const proc = startProcess(process.execPath, [script, String(port)]);
   const url = `http://127.0.0.1:${port}`;
   try {
