@@ -4,7 +4,7 @@ import { inspect } from "node:util";
 import { chatSchema } from "@finetune-studio/testing";
 import type { ChatCompletionChunk } from "@finetune-studio/types";
 import OpenAI from "openai";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { StudioConnectionError, StudioError, StudioStreamError, StudioTimeoutError } from "../errors.js";
 import {
   bytesOf,
@@ -12,7 +12,7 @@ import {
   SSE_HEADERS,
   type SseServer,
   splitInsideCharacter,
-  startSseServer,
+  sseServersClosedAfterEach,
   writePieces,
 } from "../test/sse-stream-server.js";
 import {
@@ -42,16 +42,7 @@ const WAIT_MS = 10_000;
 /** Writing a stream one byte at a time takes seconds on a loaded machine. */
 const TEST_TIMEOUT_MS = 60_000;
 
-const servers: SseServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
-
-async function serve(script: Script): Promise<SseServer> {
-  const server = await startSseServer(script);
-  servers.push(server);
-  return server;
-}
+const serve = sseServersClosedAfterEach();
 
 /** A script that writes the SSE head, then `pieces` one write each, then ends the response. */
 function streams(pieces: readonly (string | Buffer)[]): Script {

@@ -3,13 +3,13 @@
 
 import type { ChatCompletionChunk } from "@finetune-studio/types";
 import OpenAI from "openai";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { StudioStreamError } from "../errors.js";
 import {
   type Script,
   SSE_HEADERS,
   type SseServer,
-  startSseServer,
+  sseServersClosedAfterEach,
   writePieces,
 } from "../test/sse-stream-server.js";
 import { errorEvent, frame, MODEL, TEXT_DELTAS, textEvents, toolCallEvents } from "../test/vllm-stream.js";
@@ -21,16 +21,7 @@ const WAIT_MS = 10_000;
 /** Writing a stream one byte at a time takes seconds on a loaded machine. */
 const TEST_TIMEOUT_MS = 60_000;
 
-const servers: SseServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
-
-async function serve(script: Script): Promise<SseServer> {
-  const server = await startSseServer(script);
-  servers.push(server);
-  return server;
-}
+const serve = sseServersClosedAfterEach();
 
 const upstreamSends =
   (body: string): Script =>

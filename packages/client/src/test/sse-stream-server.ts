@@ -4,6 +4,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { getFreePort } from "@finetune-studio/testing";
+import { afterEach } from "vitest";
 
 export type Script = (response: ServerResponse, request: IncomingMessage) => Promise<void> | void;
 
@@ -98,4 +99,17 @@ export function splitInsideCharacter(text: string, inside: string): Buffer[] {
   const at = bytes.indexOf(Buffer.from(inside, "utf8")) + 1;
   if (at <= 0) throw new Error(`"${inside}" is not in the text`);
   return [bytes.subarray(0, at), bytes.subarray(at)];
+}
+
+/** `serve(script)` for a test file: each server it starts is closed after the test that started it. */
+export function sseServersClosedAfterEach(): (script: Script) => Promise<SseServer> {
+  const servers: SseServer[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((server) => server.close()));
+  });
+  return async (script) => {
+    const server = await startSseServer(script);
+    servers.push(server);
+    return server;
+  };
 }
