@@ -104,7 +104,7 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
     // The OpenAI SDK wants `<server>/v1`; this client adds `/v1` itself, so that would call `/v1/v1/...`.
     throw new StudioValidationError("baseUrl", "must be the server's root URL, without /v1", core.baseUrl);
   }
-  const { raw } = core;
+  const { raw, api } = core;
   // The key goes to the OpenAI-compatible routes only; `/health` needs none.
   const headers = apiKey === undefined ? undefined : { Authorization: `Bearer ${apiKey}` };
 
@@ -113,7 +113,7 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
     const call = core.call("POST", "/v1/chat/completions", callOptions);
     const data: unknown = await result(
       call,
-      raw.POST("/v1/chat/completions", { body: request, headers, fetch: call.fetch }),
+      api.POST("/v1/chat/completions", { body: request, headers, fetch: call.fetch }),
     );
     if (!isPlainObject(data) || !Array.isArray(data.choices) || data.object === "chat.completion.chunk")
       throw wrongAnswer(call, "a completion has a choices array");
@@ -122,7 +122,7 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
 
   async function listModels(callOptions?: RequestOptions) {
     const call = core.call("GET", "/v1/models", callOptions);
-    const data = await result(call, raw.GET("/v1/models", { headers, fetch: call.fetch }));
+    const data = await result(call, api.GET("/v1/models", { headers, fetch: call.fetch }));
     if (!isPlainObject(data) || !Array.isArray(data.data) || !data.data.every(isPlainObject)) {
       throw wrongAnswer(call, "a model list has a data array of objects");
     }
@@ -144,14 +144,14 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
     const call = core.call("POST", path, callOptions);
     const text: unknown = await result(
       call,
-      raw.POST(path, { body: body as never, headers, parseAs: "text", fetch: call.fetch }),
+      api.POST(path, { body: body as never, headers, parseAs: "text", fetch: call.fetch }),
     );
     return typeof text === "string" ? text : "";
   }
 
   async function probeHealth(callOptions?: RequestOptions): Promise<void> {
     const call = core.call("GET", "/health", callOptions);
-    await result(call, raw.GET("/health", { parseAs: "text", fetch: call.fetch }));
+    await result(call, api.GET("/health", { parseAs: "text", fetch: call.fetch }));
   }
 
   return {
@@ -161,7 +161,7 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
       const { signal, timeoutMs } = streamOptions ?? {};
       const call = core.call("POST", "/v1/chat/completions", { signal, timeoutMs, maxRetries: 0 }, true);
       const body = { ...request, stream: true };
-      const pending = raw.POST("/v1/chat/completions", {
+      const pending = api.POST("/v1/chat/completions", {
         body,
         headers,
         parseAs: "stream",

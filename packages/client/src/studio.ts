@@ -95,14 +95,14 @@ export function createStudioClient(options: StudioClientOptions): StudioClient {
     defaultTimeoutMs: 60_000,
     defaultMaxRetries: 2,
   });
-  const { raw } = core;
+  const { raw, api } = core;
 
   async function getRecommendations(snapshotId: string, callOptions?: RequestOptions) {
     checkLimit("snapshotId", snapshotId, snapshotIdLimit);
     const call = core.call("GET", `/api/v1/public/recommendations/${snapshotId}`, callOptions);
     const data = await result(
       call,
-      raw.GET("/api/v1/public/recommendations/{snapshotId}", {
+      api.GET("/api/v1/public/recommendations/{snapshotId}", {
         params: { path: { snapshotId } },
         fetch: call.fetch,
       }),
@@ -116,7 +116,7 @@ export function createStudioClient(options: StudioClientOptions): StudioClient {
       const call = core.call("GET", `/api/v1/public/projects/${projectId}`, callOptions);
       const data = await result(
         call,
-        raw.GET("/api/v1/public/projects/{projectId}", {
+        api.GET("/api/v1/public/projects/{projectId}", {
           params: { path: { projectId } },
           fetch: call.fetch,
         }),
@@ -160,7 +160,7 @@ export function createStudioClient(options: StudioClientOptions): StudioClient {
       const call = core.call("PUT", `/api/v1/traces/${traceId}`, callOptions);
       const data = await result(
         call,
-        raw.PUT("/api/v1/traces/{id}", { params: { path: { id: traceId } }, body, fetch: call.fetch }),
+        api.PUT("/api/v1/traces/{id}", { params: { path: { id: traceId } }, body, fetch: call.fetch }),
       );
       return expectTrace(call, data, traceId);
     },

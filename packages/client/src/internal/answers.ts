@@ -9,9 +9,9 @@ import { isPlainObject } from "./validate.js";
 // contract promises and that the answer is the resource asked for. A miss names the path and the rule.
 
 export function wrongAnswer(call: Call, rule: string, ...got: [unknown?]): StudioError {
-  if (call.answered?.body === null) {
+  if (call.answered?.body === null || call.emptyBody) {
     return new StudioError(
-      `${call.method} ${call.path} answered ${call.answered.status} with an empty body: ${rule}`,
+      `${call.method} ${call.path} answered ${call.answered?.status ?? "2xx"} with an empty body: ${rule}`,
     );
   }
   const given = got.length > 0 ? ` (got ${describeValue(got[0])})` : "";

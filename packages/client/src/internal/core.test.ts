@@ -31,7 +31,7 @@ function stream(made: Awaited<ReturnType<typeof core>>["made"], options?: { sign
   const call = made.call("POST", "/v1/chat/completions", options, true);
   return openStream(
     call,
-    made.raw.POST("/v1/chat/completions", {
+    made.api.POST("/v1/chat/completions", {
       body: { model: "m", messages: [{ role: "user", content: "hi" }], stream: true } as never,
       parseAs: "stream",
       fetch: call.fetch,

@@ -32,8 +32,10 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
 /** What a client holds once its options are checked. */
 export interface Core<Paths extends {}> {
-  /** The openapi-fetch client: requests through it alone go out with no retries or timeouts. */
+  /** The openapi-fetch client for callers: requests through it alone go out with no retries or timeouts. */
   readonly raw: Client<Paths>;
+  /** The openapi-fetch client the operations call with `call.fetch`: it hands the core an `Outgoing`. */
+  readonly api: Client<Paths>;
   readonly baseUrl: string;
   readonly timeoutMs: number;
   /** Starts a call: pass `call.fetch` to the openapi-fetch method, then its promise to `result`. */
@@ -41,10 +43,7 @@ export interface Core<Paths extends {}> {
 }
 
 interface Settings {
-  readonly fetch: (
-    request: Request,
-    init: { body: string | undefined; signal: AbortSignal },
-  ) => Promise<Response>;
+  readonly fetch: (url: string, init: RequestInit) => Promise<Response>;
   readonly secrets: readonly string[];
   readonly logger: StudioLogger | undefined;
   readonly authorization: string | undefined;
@@ -84,9 +83,7 @@ export function createCore<Paths extends {}>(
   const given = options.fetch;
   const settings: Settings = {
     // The global fetch is looked up at call time, never detached from globalThis (browsers care).
-    fetch: given
-      ? (request, init) => given(new Request(request, init))
-      : (request, init) => globalThis.fetch(request, init),
+    fetch: given ? (url, init) => given(new Request(url, init)) : (url, init) => globalThis.fetch(url, init),
     secrets: client.secret === undefined ? [] : [client.secret],
     logger: options.logger,
     authorization: client.secret === undefined ? undefined : "Bearer [redacted]",
@@ -102,8 +99,10 @@ export function createCore<Paths extends {}>(
   Object.assign(headers, client.headers);
   // The API has no redirects: a 3xx is an error, never followed (to another origin least of all).
   const raw = createClient<Paths>({ baseUrl, fetch: given ?? globalFetch, headers, redirect: "manual" });
+  const api = createClient<Paths>({ baseUrl, headers, Request: Outgoing as unknown as typeof Request });
   return {
     raw,
+    api,
     baseUrl,
     timeoutMs,
     call(method, path, callOptions, stream = false) {
@@ -123,6 +122,20 @@ export function createCore<Paths extends {}>(
 
 const globalFetch = (request: Request) => globalThis.fetch(request);
 
+/**
+ * What openapi-fetch builds for the core instead of a Request: the request's parts. fetch builds the one
+ * Request an attempt needs from them, and the body stays a string that every retry can send again.
+ */
+class Outgoing {
+  readonly method: string;
+  constructor(
+    readonly url: string,
+    readonly init: RequestInit,
+  ) {
+    this.method = init.method ?? "GET";
+  }
+}
+
 export function checkRequestOptions(options: unknown, field = "options"): RequestOptions {
   const checked = checkObject(field, options);
   assertSignal(`${field}.signal`, checked.signal);
@@ -133,12 +146,14 @@ export function checkRequestOptions(options: unknown, field = "options"): Reques
 
 /** One operation: one or more attempts, all through `fetch`. */
 export class Call {
-  /** Pass to openapi-fetch as `fetch`. */
+  /** Pass to `api`'s methods as `fetch`. */
   readonly fetch: (request: Request) => Promise<Response>;
   /** The request got as far as the core (openapi-fetch built it). */
   reached = false;
   /** The 2xx answer handed to openapi-fetch: a failure after this is in reading or parsing its body. */
   answered: Response | undefined;
+  /** The 2xx answer's body was empty (or absent). */
+  emptyBody = false;
   /** The attempt whose answer is being read: its timeout still runs until `result` ends it. */
   attempt: LinkedSignal | undefined;
 
@@ -151,7 +166,7 @@ export class Call {
     readonly signal: AbortSignal | undefined,
     readonly stream: boolean,
   ) {
-    this.fetch = (request) => send(this, request);
+    this.fetch = (request) => send(this, request as unknown as Outgoing);
   }
 }
 
@@ -170,6 +185,7 @@ export async function result<T>(call: Call, pending: Promise<{ data?: T }>): Pro
       });
     }
     if (call.signal?.aborted) throw call.signal.reason;
+    if (error instanceof StudioError) throw error;
     if (call.answered) {
       if (!(error instanceof SyntaxError)) throw networkFailure(call, error);
       const type = call.answered.headers.get("content-type") ?? "no content type";
@@ -196,11 +212,10 @@ export async function openStream(call: Call, pending: Promise<{ response: Respon
   return (await pending).response;
 }
 
-async function send(call: Call, request: Request): Promise<Response> {
+async function send(call: Call, request: Outgoing): Promise<Response> {
   call.reached = true;
   const { settings, signal, method, path } = call;
-  // A body can be read once: when the request may be sent again, keep it as text for every attempt.
-  const body = request.body !== null && call.maxRetries > 0 ? await request.text() : undefined;
+  const { url, init } = request;
   for (let attempt = 1; ; attempt++) {
     if (signal?.aborted) throw signal.reason;
     const started = Date.now();
@@ -209,24 +224,25 @@ async function send(call: Call, request: Request): Promise<Response> {
     let failure: StudioError;
     let status: number | undefined;
     try {
-      const response = await settings.fetch(request, { body, signal: linked.signal });
+      // The API has no redirects: a 3xx is an error, never followed (to another origin least of all).
+      const response = await settings.fetch(url, {
+        method: request.method,
+        headers: init.headers,
+        body: init.body,
+        redirect: "manual",
+        signal: linked.signal,
+      });
       status = response.status;
       if (response.ok && !response.redirected) {
         log(call, attempt, status, started, "ok", undefined);
-        if (call.stream || knownSize(response, settings.maxResponseBytes)) {
-          // The body is read by the caller (openapi-fetch, or a stream) within this attempt's timeout, or,
-          // for a stream, until the caller's signal aborts: `result` ends the attempt once it is read.
-          if (call.stream) linked.stopTimer();
-          keep = true;
-          call.attempt = linked;
-          call.answered = response;
-          return response;
-        }
-        const bytes = await readBody(response, settings.maxResponseBytes, `${method} ${path}`);
-        // Null-body statuses (204) cannot be given a body, even an empty one.
-        const answer = new Response(bytes?.byteLength ? bytes : null, response);
-        call.answered = answer;
-        return answer;
+        // The body is read by the caller (openapi-fetch, or a stream) within this attempt's timeout, or,
+        // for a stream, until the caller's signal aborts: `result` ends the attempt once it is read.
+        if (call.stream) linked.stopTimer();
+        else if (!knownSize(response, settings.maxResponseBytes)) countBytesRead(call, response);
+        keep = true;
+        call.attempt = linked;
+        call.answered = response;
+        return response;
       }
       const bytes = await readBody(response, settings.maxResponseBytes, "").catch(() => undefined);
       failure = apiErrorFrom(method, path, response, bytes, settings.secrets);
@@ -262,6 +278,24 @@ function knownSize(response: Response, limit: number): boolean {
   const length = response.headers.get("content-length");
   return length !== null && Number(length) <= limit && !response.headers.has("content-encoding");
 }
+
+/**
+ * openapi-fetch reads a body with `text()` or `json()`: on this answer they read it here instead, counting
+ * its bytes, so a body of unknown length is bounded without copying it into a new Response.
+ */
+function countBytesRead(call: Call, response: Response): void {
+  const text = async () => {
+    const bytes = await readBody(response, call.settings.maxResponseBytes, `${call.method} ${call.path}`);
+    if (!bytes?.byteLength) call.emptyBody = true;
+    return bytes ? decoder.decode(bytes) : "";
+  };
+  Object.defineProperties(response, {
+    text: { value: text },
+    json: { value: async () => JSON.parse(await text()) },
+  });
+}
+
+const decoder = new TextDecoder();
 
 /** A fetch that threw: a connection error, unless it failed in this process (then it is not retried). */
 function networkFailure(call: Call, error: unknown): StudioError {
