@@ -97,8 +97,8 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
   const core = createCore<ChatPaths>(options, {
     secret: apiKey,
     headers: {},
-    defaultTimeoutMs: 600_000,
-    defaultMaxRetries: 0,
+    timeoutMs: 600_000,
+    maxRetries: 0,
   });
   if (/\/v1$/.test(core.baseUrl)) {
     // The OpenAI SDK wants `<server>/v1`; this client adds `/v1` itself, so that would call `/v1/v1/...`.

@@ -92,8 +92,8 @@ export function createStudioClient(options: StudioClientOptions): StudioClient {
   const core = createCore<paths>(options, {
     secret,
     headers: { Authorization: `Bearer ${secret}` },
-    defaultTimeoutMs: 60_000,
-    defaultMaxRetries: 2,
+    timeoutMs: 60_000,
+    maxRetries: 2,
   });
   const { raw, api } = core;
 

@@ -20,8 +20,8 @@ async function core(handlers: Handler[], timeoutMs = 5_000) {
     {
       secret: "key-1",
       headers: { Authorization: "Bearer key-1" },
-      defaultTimeoutMs: 1,
-      defaultMaxRetries: 2,
+      timeoutMs: 1,
+      maxRetries: 2,
     },
   );
   return { server, made };

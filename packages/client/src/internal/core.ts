@@ -1,17 +1,10 @@
-import { describeValue } from "@finetune-studio/internal";
 import createClient, { type Client } from "openapi-fetch";
-import {
-  StudioApiError,
-  StudioConnectionError,
-  StudioError,
-  StudioTimeoutError,
-  StudioValidationError,
-} from "../errors.js";
-import type { StudioLogger, StudioRequestLog } from "../logger.js";
+import { StudioApiError, StudioConnectionError, StudioError, StudioTimeoutError } from "../errors.js";
+import type { StudioRequestLog } from "../logger.js";
 import type { ClientOptions, RequestOptions } from "../options.js";
 import { baseUrlString, parseBaseUrl } from "./base-url.js";
 import { containsSecret, redactText } from "./redact.js";
-import { apiErrorFrom, BodyTooLargeError, readBody } from "./response.js";
+import { apiErrorFrom, readBody } from "./response.js";
 import { backoffMs, isRetryableStatus, MAX_RETRY_AFTER_MS } from "./retry.js";
 import { LinkedSignal, sleep } from "./signals.js";
 import {
@@ -21,6 +14,7 @@ import {
   assertSignal,
   checkObject,
   isPlainObject,
+  refuse,
 } from "./validate.js";
 
 // The one request core both clients stand on. openapi-fetch builds each request (typed path, params, body)
@@ -28,38 +22,32 @@ import {
 // per-attempt timeouts, the caller's abort, retries with backoff and Retry-After, redirect refusal, bodies
 // read with a byte limit, logging, and the mapping of every failure to a StudioError with secrets redacted.
 
-export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
-
-/** What a client holds once its options are checked. */
 export interface Core<Paths extends {}> {
-  /** The openapi-fetch client for callers: requests through it alone go out with no retries or timeouts. */
+  /** The openapi-fetch client for callers: requests through it go out with no retries or timeouts. */
   readonly raw: Client<Paths>;
-  /** The openapi-fetch client the operations call with `call.fetch`: it hands the core an `Outgoing`. */
+  /** The openapi-fetch client the operations call, with a Call's `fetch`. */
   readonly api: Client<Paths>;
   readonly baseUrl: string;
   readonly timeoutMs: number;
-  /** Starts a call: pass `call.fetch` to the openapi-fetch method, then its promise to `result`. */
+  /** Starts an operation: pass `call.fetch` to an `api` method, then its promise to `result`. */
   call(method: string, path: string, options: RequestOptions | undefined, stream?: boolean): Call;
 }
 
 interface Settings {
   readonly fetch: (url: string, init: RequestInit) => Promise<Response>;
   readonly secrets: readonly string[];
-  readonly logger: StudioLogger | undefined;
-  readonly authorization: string | undefined;
+  readonly logger: ClientOptions["logger"];
   readonly maxResponseBytes: number;
 }
 
-/** Checks the options both clients share and builds the openapi-fetch client on the core. */
+/** Checks the options both clients share and builds the openapi-fetch clients on the core. */
 export function createCore<Paths extends {}>(
   options: ClientOptions,
   client: {
-    /** The credential: redacted from everything kept or printed, and no plain http to a remote host. */
     secret: string | undefined;
-    /** The client's own headers, sent on every request after the caller's. */
     headers: Record<string, string>;
-    defaultTimeoutMs: number;
-    defaultMaxRetries: number;
+    timeoutMs: number;
+    maxRetries: number;
   },
 ): Core<Paths> {
   assertRetries("maxRetries", options.maxRetries);
@@ -68,15 +56,12 @@ export function createCore<Paths extends {}>(
   assertFunction("fetch", options.fetch);
   assertFunction("logger", options.logger);
   if (options.headers !== undefined && !isPlainObject(options.headers)) {
-    throw new StudioValidationError(
-      "headers",
-      "must be an object of header names to values",
-      describeValue(options.headers),
-    );
+    throw refuse("headers", "must be an object of header names to values", options.headers);
   }
+  const { secret } = client;
   const url = parseBaseUrl(options.baseUrl, {
     field: "baseUrl",
-    sendsSecret: client.secret !== undefined,
+    sendsSecret: secret !== undefined,
     allowInsecureHttp: options.allowInsecureHttp === true,
   });
   const baseUrl = baseUrlString(url);
@@ -84,47 +69,49 @@ export function createCore<Paths extends {}>(
   const settings: Settings = {
     // The global fetch is looked up at call time, never detached from globalThis (browsers care).
     fetch: given ? (url, init) => given(new Request(url, init)) : (url, init) => globalThis.fetch(url, init),
-    secrets: client.secret === undefined ? [] : [client.secret],
+    secrets: secret === undefined ? [] : [secret],
     logger: options.logger,
-    authorization: client.secret === undefined ? undefined : "Bearer [redacted]",
-    maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+    maxResponseBytes: options.maxResponseBytes ?? 64 * 1024 * 1024,
   };
-  const timeoutMs = options.timeoutMs ?? client.defaultTimeoutMs;
-  const maxRetries = options.maxRetries ?? client.defaultMaxRetries;
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(options.headers ?? {})) {
-    // The client's own credential is the one sent.
-    if (name.toLowerCase() !== "authorization") headers[name] = value;
-  }
+  const timeoutMs = options.timeoutMs ?? client.timeoutMs;
+  const maxRetries = options.maxRetries ?? client.maxRetries;
+  // The client's own credential is the one sent.
+  const headers = Object.fromEntries(
+    Object.entries(options.headers ?? {}).filter(([name]) => name.toLowerCase() !== "authorization"),
+  );
   Object.assign(headers, client.headers);
-  // The API has no redirects: a 3xx is an error, never followed (to another origin least of all).
-  const raw = createClient<Paths>({ baseUrl, fetch: given ?? globalFetch, headers, redirect: "manual" });
-  const api = createClient<Paths>({ baseUrl, headers, Request: Outgoing as unknown as typeof Request });
   return {
-    raw,
-    api,
+    // The API has no redirects: a 3xx is an error, never followed (to another origin least of all).
+    raw: createClient<Paths>({
+      baseUrl,
+      headers,
+      redirect: "manual",
+      fetch: given ?? ((request) => globalThis.fetch(request)),
+    }),
+    api: createClient<Paths>({ baseUrl, headers, Request: Outgoing as unknown as typeof Request }),
     baseUrl,
     timeoutMs,
-    call(method, path, callOptions, stream = false) {
-      if (callOptions !== undefined) checkRequestOptions(callOptions);
+    call(method, path, given, stream = false) {
+      const checked = given === undefined ? {} : checkObject("options", given);
+      assertSignal("options.signal", checked.signal);
+      assertPositive("options.timeoutMs", checked.timeoutMs);
+      assertRetries("options.maxRetries", checked.maxRetries);
       return new Call(
         settings,
         method,
         path,
-        callOptions?.timeoutMs ?? timeoutMs,
-        callOptions?.maxRetries ?? maxRetries,
-        callOptions?.signal,
+        checked.timeoutMs ?? timeoutMs,
+        checked.maxRetries ?? maxRetries,
+        checked.signal,
         stream,
       );
     },
   };
 }
 
-const globalFetch = (request: Request) => globalThis.fetch(request);
-
 /**
- * What openapi-fetch builds for the core instead of a Request: the request's parts. fetch builds the one
- * Request an attempt needs from them, and the body stays a string that every retry can send again.
+ * What openapi-fetch builds for the core in place of a Request: its parts. fetch builds the one Request an
+ * attempt needs, and the body stays a string every retry can send again.
  */
 class Outgoing {
   readonly method: string;
@@ -136,25 +123,17 @@ class Outgoing {
   }
 }
 
-export function checkRequestOptions(options: unknown, field = "options"): RequestOptions {
-  const checked = checkObject(field, options);
-  assertSignal(`${field}.signal`, checked.signal);
-  assertPositive(`${field}.timeoutMs`, checked.timeoutMs);
-  assertRetries(`${field}.maxRetries`, checked.maxRetries);
-  return checked;
-}
-
 /** One operation: one or more attempts, all through `fetch`. */
 export class Call {
-  /** Pass to `api`'s methods as `fetch`. */
+  /** Pass to an `api` method as `fetch`. */
   readonly fetch: (request: Request) => Promise<Response>;
-  /** The request got as far as the core (openapi-fetch built it). */
+  /** The request reached the core: openapi-fetch built it. */
   reached = false;
   /** The 2xx answer handed to openapi-fetch: a failure after this is in reading or parsing its body. */
   answered: Response | undefined;
-  /** The 2xx answer's body was empty (or absent). */
+  /** That answer's body was empty. */
   emptyBody = false;
-  /** The attempt whose answer is being read: its timeout still runs until `result` ends it. */
+  /** The attempt whose answer is being read: its timeout runs until `result` ends it. */
   attempt: LinkedSignal | undefined;
 
   constructor(
@@ -170,76 +149,74 @@ export class Call {
   }
 }
 
-/**
- * The typed `data` of an openapi-fetch call made with `call.fetch`. Non-2xx answers never get here (the core
- * throws their StudioError); a body openapi-fetch cannot parse, or a request it cannot build, is a StudioError.
- */
+/** The typed `data` of an `api` call made with `call.fetch`; any failure is a StudioError (or the abort reason). */
 export async function result<T>(call: Call, pending: Promise<{ data?: T }>): Promise<T | undefined> {
   try {
     return (await pending).data;
   } catch (error) {
-    const where = `${call.method} ${call.path}`;
-    if (call.attempt?.timedOut) {
-      throw new StudioTimeoutError(`${where} timed out after ${call.timeoutMs} ms reading the answer`, {
-        timeoutMs: call.timeoutMs,
-      });
-    }
-    if (call.signal?.aborted) throw call.signal.reason;
-    if (error instanceof StudioError) throw error;
-    if (call.answered) {
-      if (!(error instanceof SyntaxError)) throw networkFailure(call, error);
-      const type = call.answered.headers.get("content-type") ?? "no content type";
-      throw new StudioError(
-        `${where} answered ${call.answered.status} with a body that is not valid JSON (${type})`,
-      );
-    }
-    if (!call.reached) {
-      // Nothing went over the wire: a header value that fetch refused, say. Retrying cannot help.
-      throw new StudioError(`${where} could not be sent: ${safeText(error, call.settings.secrets)}`);
-    }
-    throw error;
+    throw failureAfterAnswer(call, error);
   } finally {
     if (!call.stream) call.attempt?.dispose();
   }
 }
 
-/**
- * For a streamed answer: resolves with the unread 2xx Response of an openapi-fetch call made with
- * `parseAs: "stream"` and the `fetch` of a call started with `stream: true`.
- */
+/** The unread 2xx Response of a `parseAs: "stream"` call made with the `fetch` of a streaming Call. */
 export async function openStream(call: Call, pending: Promise<{ response: Response }>): Promise<Response> {
-  await result(call, pending as Promise<{ data?: unknown }>);
-  return (await pending).response;
+  try {
+    return (await pending).response;
+  } catch (error) {
+    throw failureAfterAnswer(call, error);
+  }
+}
+
+/** What failed outside the attempt loop: building the request, or reading and parsing the answer's body. */
+function failureAfterAnswer(call: Call, error: unknown): unknown {
+  const where = `${call.method} ${call.path}`;
+  if (call.attempt?.timedOut) {
+    return new StudioTimeoutError(`${where} timed out after ${call.timeoutMs} ms reading the answer`, {
+      timeoutMs: call.timeoutMs,
+    });
+  }
+  if (call.signal?.aborted) return call.signal.reason;
+  if (error instanceof StudioError) return error;
+  if (!call.reached) {
+    // Nothing went over the wire: a header value openapi-fetch refused, say. Retrying cannot help.
+    return new StudioError(`${where} could not be sent: ${safeText(error, call.settings.secrets)}`);
+  }
+  if (call.answered && error instanceof SyntaxError) {
+    const type = call.answered.headers.get("content-type") ?? "no content type";
+    return new StudioError(
+      `${where} answered ${call.answered.status} with a body that is not valid JSON (${type})`,
+    );
+  }
+  return networkFailure(call, error);
 }
 
 async function send(call: Call, request: Outgoing): Promise<Response> {
   call.reached = true;
   const { settings, signal, method, path } = call;
-  const { url, init } = request;
+  const init: RequestInit = {
+    method,
+    headers: request.init.headers,
+    body: request.init.body,
+    redirect: "manual",
+  };
   for (let attempt = 1; ; attempt++) {
     if (signal?.aborted) throw signal.reason;
     const started = Date.now();
     const linked = new LinkedSignal(signal, call.timeoutMs);
-    let keep = false;
     let failure: StudioError;
     let status: number | undefined;
     try {
-      // The API has no redirects: a 3xx is an error, never followed (to another origin least of all).
-      const response = await settings.fetch(url, {
-        method: request.method,
-        headers: init.headers,
-        body: init.body,
-        redirect: "manual",
-        signal: linked.signal,
-      });
+      init.signal = linked.signal;
+      const response = await settings.fetch(request.url, init);
       status = response.status;
       if (response.ok && !response.redirected) {
         log(call, attempt, status, started, "ok", undefined);
-        // The body is read by the caller (openapi-fetch, or a stream) within this attempt's timeout, or,
-        // for a stream, until the caller's signal aborts: `result` ends the attempt once it is read.
+        // The body is read by openapi-fetch (or a stream) within this attempt's timeout, or, for a stream,
+        // until the caller's signal aborts: `result` ends the attempt once the body is read.
         if (call.stream) linked.stopTimer();
-        else if (!knownSize(response, settings.maxResponseBytes)) countBytesRead(call, response);
-        keep = true;
+        else if (!lengthBounded(response, settings.maxResponseBytes)) countBytesRead(call, response);
         call.attempt = linked;
         call.answered = response;
         return response;
@@ -251,7 +228,6 @@ async function send(call: Call, request: Outgoing): Promise<Response> {
         log(call, attempt, status, started, "aborted", undefined);
         throw signal.reason;
       }
-      if (error instanceof BodyTooLargeError) throw error;
       failure = linked.timedOut
         ? new StudioTimeoutError(
             `${method} ${path} timed out after ${call.timeoutMs} ms (attempt ${attempt})`,
@@ -260,9 +236,8 @@ async function send(call: Call, request: Outgoing): Promise<Response> {
             },
           )
         : networkFailure(call, error);
-    } finally {
-      if (!keep) linked.dispose();
     }
+    linked.dispose();
     const retryInMs = attempt <= call.maxRetries ? retryDelay(failure, attempt) : undefined;
     log(call, attempt, status, started, outcomeOf(failure), retryInMs);
     if (retryInMs === undefined) throw failure;
@@ -271,17 +246,19 @@ async function send(call: Call, request: Outgoing): Promise<Response> {
 }
 
 /**
- * Whether the body is exactly as long as `content-length` says, within the limit: HTTP/1.1 framing then
- * bounds it, so it can be handed on unread. A compressed body may inflate to anything: it is counted.
+ * Whether HTTP framing bounds the body: exactly `content-length` bytes, within the limit. A compressed
+ * body may inflate to anything.
  */
-function knownSize(response: Response, limit: number): boolean {
+function lengthBounded(response: Response, limit: number): boolean {
   const length = response.headers.get("content-length");
   return length !== null && Number(length) <= limit && !response.headers.has("content-encoding");
 }
 
+const decoder = new TextDecoder();
+
 /**
- * openapi-fetch reads a body with `text()` or `json()`: on this answer they read it here instead, counting
- * its bytes, so a body of unknown length is bounded without copying it into a new Response.
+ * openapi-fetch reads a body with `text()` or `json()`: on this answer they count its bytes as they read,
+ * so a body of unknown length is bounded without being copied into a new Response.
  */
 function countBytesRead(call: Call, response: Response): void {
   const text = async () => {
@@ -295,18 +272,23 @@ function countBytesRead(call: Call, response: Response): void {
   });
 }
 
-const decoder = new TextDecoder();
-
 /** A fetch that threw: a connection error, unless it failed in this process (then it is not retried). */
 function networkFailure(call: Call, error: unknown): StudioError {
+  const where = `${call.method} ${call.path}`;
   const text = safeText(error, call.settings.secrets);
   if (error instanceof RangeError || error instanceof ReferenceError || error instanceof SyntaxError) {
-    return new StudioError(`${call.method} ${call.path} failed in this process: ${text}`);
+    return new StudioError(`${where} failed in this process: ${text}`);
   }
-  return new StudioConnectionError(`${call.method} ${call.path} failed: ${text}`, {
+  // The original error is kept for debugging, unless anything in it mentions a secret.
+  let trace = printable(error);
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    trace += `${e.message}\n${e.stack ?? ""}\n`;
+  }
+  const cause = containsSecret(trace, call.settings.secrets) ? undefined : error;
+  return new StudioConnectionError(`${where} failed: ${text}`, {
     method: call.method,
     path: call.path,
-    cause: safeCause(error, call.settings.secrets),
+    cause,
   });
 }
 
@@ -314,9 +296,8 @@ function networkFailure(call: Call, error: unknown): StudioError {
 function retryDelay(failure: StudioError, retry: number): number | undefined {
   if (failure instanceof StudioApiError) {
     if (!isRetryableStatus(failure.status)) return undefined;
-    if (failure.retryAfterMs !== undefined) {
-      return failure.retryAfterMs <= MAX_RETRY_AFTER_MS ? failure.retryAfterMs : undefined;
-    }
+    const asked = failure.retryAfterMs;
+    if (asked !== undefined) return asked <= MAX_RETRY_AFTER_MS ? asked : undefined;
   } else if (!(failure instanceof StudioTimeoutError || failure instanceof StudioConnectionError)) {
     return undefined;
   }
@@ -325,8 +306,7 @@ function retryDelay(failure: StudioError, retry: number): number | undefined {
 
 function outcomeOf(failure: StudioError): StudioRequestLog["outcome"] {
   if (failure instanceof StudioApiError) return "http-error";
-  if (failure instanceof StudioTimeoutError) return "timeout";
-  return "connection-error";
+  return failure instanceof StudioTimeoutError ? "timeout" : "connection-error";
 }
 
 function log(
@@ -337,16 +317,15 @@ function log(
   outcome: StudioRequestLog["outcome"],
   retryInMs: number | undefined,
 ): void {
-  const { logger, authorization } = call.settings;
-  if (!logger) return;
+  const { logger, secrets } = call.settings;
   try {
-    logger({
+    logger?.({
       method: call.method,
       path: call.path,
       attempt,
       status,
       durationMs: Date.now() - started,
-      authorization,
+      authorization: secrets.length > 0 ? "Bearer [redacted]" : undefined,
       outcome,
       retryInMs,
     });
@@ -373,14 +352,4 @@ function printable(value: unknown): string {
   } catch {
     return `a ${typeof value} that cannot be printed`;
   }
-}
-
-/** The original error, kept for debugging, unless anything in it mentions a secret. */
-function safeCause(error: unknown, secrets: readonly string[]): unknown {
-  let text = "";
-  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
-    text += `${e.message}\n${e.stack ?? ""}\n`;
-  }
-  if (!(error instanceof Error)) text = printable(error);
-  return containsSecret(text, secrets) ? undefined : error;
 }

@@ -12,38 +12,31 @@ import { retryAfterMs } from "./retry.js";
 // What is read of an answer, and the error a non-2xx answer becomes. Everything an error keeps or prints
 // (status text, headers, body, a redirect's target) is redacted here, and what a message quotes is cut short.
 
-const REQUEST_ID_HEADERS = ["x-request-id", "request-id", "x-correlation-id"];
-// Cookies are credentials too; they are not kept on errors.
-const DROPPED_HEADERS = new Set(["set-cookie", "set-cookie2"]);
-/** How much of a server's message, status text or request id a message quotes. */
-const QUOTED = 200;
+/** Cookies are credentials too; they are not kept on errors. */
+const DROPPED_HEADERS = ["set-cookie", "set-cookie2"];
 const decoder = new TextDecoder();
 
-/** Thrown when a body passes `maxResponseBytes`; a larger answer is not a network fault, so it is not retried. */
-export class BodyTooLargeError extends StudioError {}
-
-/** The whole body, at most `limit` bytes (after decompression); past it, the stream is cancelled. */
-export async function readBody(
-  response: Response,
-  limit: number,
-  where: string,
-): Promise<Uint8Array<ArrayBuffer> | null> {
+/**
+ * The whole body, at most `limit` bytes (after decompression); past it, the stream is cancelled and the
+ * StudioError is not retried: a larger answer is not a network fault.
+ */
+export async function readBody(response: Response, limit: number, where: string): Promise<Uint8Array | null> {
   if (response.body === null) return null;
   const reader = response.body.getReader();
-  const chunks: Uint8Array<ArrayBuffer>[] = [];
+  const chunks: Uint8Array[] = [];
   let total = 0;
   for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
     total += chunk.value.byteLength;
     if (total > limit) {
       reader.cancel().catch(() => undefined);
-      throw new BodyTooLargeError(
+      throw new StudioError(
         `${where} answered ${response.status} with a body over maxResponseBytes (${limit} bytes); reading stopped there`,
       );
     }
     chunks.push(chunk.value);
   }
-  if (chunks.length === 1) return chunks[0] as Uint8Array<ArrayBuffer>;
-  const bytes = new Uint8Array(new ArrayBuffer(total));
+  if (chunks.length === 1) return chunks[0] as Uint8Array;
+  const bytes = new Uint8Array(total);
   let offset = 0;
   for (const chunk of chunks) {
     bytes.set(chunk, offset);
@@ -62,11 +55,11 @@ export function apiErrorFrom(
 ): StudioApiError {
   const headers: Record<string, string> = {};
   response.headers.forEach((value, name) => {
-    if (!DROPPED_HEADERS.has(name)) headers[name] = redactText(value, secrets);
+    if (!DROPPED_HEADERS.includes(name)) headers[name] = redactText(value, secrets);
   });
   const text = bytes ? redactText(decoder.decode(bytes), secrets) : "";
   const body = text === "" ? undefined : redact(parseJson(text), secrets);
-  const requestId = REQUEST_ID_HEADERS.map((name) => headers[name]).find((value) => value !== undefined);
+  const requestId = headers["x-request-id"] ?? headers["request-id"] ?? headers["x-correlation-id"];
   const { status } = response;
   const details = {
     method,
@@ -84,11 +77,17 @@ export function apiErrorFrom(
   }
   const statusText = response.statusText ? ` ${quote(redactText(response.statusText, secrets))}` : "";
   const message = `${method} ${path} answered ${status}${statusText}${describeBody(body, headers["content-type"])}${id}`;
-  if (status === 401 || status === 403) return new StudioAuthError(message, details);
-  if (status === 404) return new StudioNotFoundError(message, details);
-  if (status === 429) return new StudioRateLimitError(message, details);
-  if (status >= 500) return new StudioServerError(message, details);
-  return new StudioApiError(message, details);
+  const Type =
+    status === 401 || status === 403
+      ? StudioAuthError
+      : status === 404
+        ? StudioNotFoundError
+        : status === 429
+          ? StudioRateLimitError
+          : status >= 500
+            ? StudioServerError
+            : StudioApiError;
+  return new Type(message, details);
 }
 
 /** Where a redirect pointed, without its query or fragment (they may carry anything). */
@@ -111,26 +110,22 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** `: <the server's message>` when the body has one, else the body's type and size. */
+/**
+ * `: <the server's message>` when the body has one (`{ message }`, `{ error: { message } }`, `{ error }`,
+ * `{ detail }`), else the type and size of a text body.
+ */
 function describeBody(body: unknown, contentType: string | undefined): string {
-  const message = serverMessage(body);
-  if (message !== undefined) return `: ${quote(message)}`;
   if (typeof body === "string")
     return ` (${quote(contentType ?? "no content type")} body of ${body.length} characters)`;
-  return "";
-}
-
-/** The message of common error bodies: `{ message }`, `{ error: { message } }`, `{ error }`, `{ detail }`. */
-function serverMessage(body: unknown): string | undefined {
-  if (typeof body !== "object" || body === null) return undefined;
-  const record = body as Record<string, unknown>;
+  const record = (typeof body === "object" && body !== null ? body : {}) as Record<string, unknown>;
   const nested = record.error as Record<string, unknown> | undefined;
-  for (const value of [nested?.message, record.message, nested, record.detail]) {
-    if (typeof value === "string") return value;
-  }
-  return undefined;
+  const message = [nested?.message, record.message, nested, record.detail].find(
+    (value) => typeof value === "string",
+  );
+  return message === undefined ? "" : `: ${quote(message as string)}`;
 }
 
+/** What a message quotes of a server's text is cut short; the whole stays on the error's fields. */
 function quote(text: string): string {
-  return text.length > QUOTED ? `${text.slice(0, QUOTED)}…` : text;
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }
