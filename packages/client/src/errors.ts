@@ -1,25 +1,22 @@
 import type { Recommendations } from "@finetune-studio/types";
 
-// Every error the client raises is a StudioError, so one `instanceof` check catches them all, and each
-// subclass is a case a program can branch on. No error ever holds the token: request headers are never
-// stored, and anything the server sends back is scrubbed of it before it lands here. A message stays short
-// whatever a server sent (the full answer stays on the error's fields). Fields are declared, not defined,
-// and copied in by the base class: one copy loop instead of one constructor per class.
+// Every error is a StudioError, so one `instanceof` catches them all; each subclass is a case to branch on.
+// None holds the token: request headers are never stored, and what a server sends is scrubbed first.
+// Fields are declared, not defined: the base class copies them in, so most subclasses need no constructor.
 
 /** No message is longer than this, in UTF-16 units; the rest is cut with an ellipsis. */
 export const MAX_MESSAGE_LENGTH = 2_000;
 
 /** The base of every error raised by this package. */
 export class StudioError extends Error {
-  /** `fields` become the error's own properties; a `cause` among them is passed to Error instead. */
+  /** `fields` become the error's own properties; a `cause` among them goes to Error, which keeps it hidden. */
   constructor(message: string, fields?: object) {
     super(
       message.length > MAX_MESSAGE_LENGTH ? `${message.slice(0, MAX_MESSAGE_LENGTH - 1)}…` : message,
       fields && "cause" in fields ? { cause: fields.cause } : undefined,
     );
-    for (const [key, value] of Object.entries(fields ?? {})) {
-      if (key !== "cause") (this as Record<string, unknown>)[key] = value;
-    }
+    // Error made `cause` a non-enumerable own property; assigning it again keeps it so, and out of toJSON.
+    Object.assign(this, fields);
   }
 
   /** `JSON.stringify(error)` gives the name, the message and the error's own fields (never the cause). */
@@ -34,12 +31,12 @@ export class StudioValidationError extends StudioError {
   declare readonly rule: string;
   /** The shape of what was given (its type, length or a short value), never a secret. */
   declare readonly received: string | undefined;
-
   constructor(field: string, rule: string, received?: string) {
     super(`${field} ${rule}${received === undefined ? "" : ` (got ${received})`}`, { field, rule, received });
   }
 }
 
+/** What a StudioApiError holds about the failed request and its answer, secrets scrubbed. */
 export interface StudioApiErrorDetails {
   readonly method: string;
   readonly path: string;
@@ -53,7 +50,7 @@ export interface StudioApiErrorDetails {
 }
 
 /** The server answered with an error status. Subclasses name the cases worth telling apart. */
-export class StudioApiError extends StudioError {
+export class StudioApiError extends StudioError implements StudioApiErrorDetails {
   declare readonly method: string;
   declare readonly path: string;
   declare readonly status: number;
@@ -61,7 +58,6 @@ export class StudioApiError extends StudioError {
   declare readonly headers: Readonly<Record<string, string>>;
   declare readonly requestId: string | undefined;
   declare readonly retryAfterMs: number | undefined;
-
   constructor(message: string, details: StudioApiErrorDetails) {
     super(message, details);
   }
@@ -83,7 +79,6 @@ export class StudioServerError extends StudioApiError {}
 export class StudioConnectionError extends StudioError {
   declare readonly method: string;
   declare readonly path: string;
-
   constructor(message: string, details: { method: string; path: string; cause?: unknown }) {
     super(message, details);
   }
@@ -92,7 +87,6 @@ export class StudioConnectionError extends StudioError {
 /** A request, or a wait (`waitForRecommendations`, `waitUntilReady`), took longer than `timeoutMs`. */
 export class StudioTimeoutError extends StudioError {
   declare readonly timeoutMs: number;
-
   constructor(message: string, details: { timeoutMs: number }) {
     super(message, details);
   }
@@ -101,7 +95,6 @@ export class StudioTimeoutError extends StudioError {
 /** The service finished computing recommendations with `status: 'failed'`; `.recommendations` is its answer. */
 export class StudioRecommendationsFailedError extends StudioError {
   declare readonly recommendations: Recommendations;
-
   constructor(recommendations: Recommendations) {
     super(`recommendations for snapshot ${recommendations.snapshot_id} failed`, { recommendations });
   }
@@ -116,15 +109,11 @@ export interface StudioStreamServerError {
   readonly param: string | undefined;
 }
 
-/**
- * A stream answered 200 and then failed: the server sent an error event (`serverError` holds it), or sent
- * something that is not a chunk (not JSON, an event too large, JSON nested too deeply).
- */
+/** A stream answered 200, then failed: an error event (in `serverError`) or something that is not a chunk. */
 export class StudioStreamError extends StudioError {
   declare readonly method: string;
   declare readonly path: string;
   declare readonly serverError: StudioStreamServerError | undefined;
-
   constructor(
     message: string,
     details: { method: string; path: string; serverError?: StudioStreamServerError; cause?: unknown },
@@ -133,8 +122,8 @@ export class StudioStreamError extends StudioError {
   }
 }
 
-// Names on the prototypes, not as own fields, so they show in `String(error)` but not as stray properties;
-// written out because a minifier renames classes.
+// Names on the prototypes, so they show in `String(error)` but not as own fields; written out because a
+// minifier renames classes.
 const names: [{ prototype: Error }, string][] = [
   [StudioError, ""],
   [StudioValidationError, "Validation"],

@@ -1,8 +1,7 @@
 import type { ProjectTree, TreeNode, TreeNodeType } from "@finetune-studio/types";
 
-// Pure helpers over a project tree. They walk with an explicit stack, never by recursion, so a tree of any
-// depth (a broken or hostile answer can nest 100,000 levels) cannot overflow the call stack, and they read
-// `children` defensively: the contract makes it optional at every level, and experiments have none.
+// Walked with an explicit stack, never by recursion: a hostile answer can nest 100,000 levels. `children`
+// is read defensively: the contract makes it optional at every level, and experiments have none.
 
 /** A node and the nodes above it, root first (empty for the project itself). */
 export interface TreeEntry<Node extends TreeNode = TreeNode> {
@@ -14,13 +13,6 @@ export interface TreeEntry<Node extends TreeNode = TreeNode> {
 /** The node type whose `type` is `T`: `NodeOfType<'experiment'>` is `ExperimentNode`. */
 export type NodeOfType<T extends TreeNodeType> = Extract<TreeNode, { type: T }>;
 
-/** A node whose children are being visited: the next child's index and the entry of the node itself. */
-interface Frame {
-  readonly children: readonly unknown[];
-  next: number;
-  readonly entry: Entry | undefined;
-}
-
 /**
  * Visits `node` and everything below it, depth first, parents before children, in the order the service
  * sent them. `visit` gets the node and its ancestors (root first); returning `false` skips its children.
@@ -30,36 +22,46 @@ export function walkTree(
   node: TreeNode | ProjectTree,
   visit: (node: TreeNode, path: readonly TreeNode[]) => unknown,
 ): void {
-  walk(rootOf(node), visit, false);
+  const root = "project" in node && typeof node.project === "object" && node.project ? node.project : node;
+  const path: TreeNode[] = [];
+  // Each entry: a node still to visit and its depth. Children go on in reverse, so they come off in order.
+  const stack: [unknown, number][] = [[root, 0]];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const [child, depth] = next;
+    // A child that is not an object (`null` in a broken answer) is not a node: skip it, do not crash.
+    if (typeof child !== "object" || child === null) continue;
+    path.length = depth;
+    if (visit(child as TreeNode, path) === false) continue;
+    const { children } = child as { children?: unknown };
+    if (!Array.isArray(children)) continue;
+    path.push(child as TreeNode);
+    for (let index = children.length - 1; index >= 0; index--) stack.push([children[index], depth + 1]);
+  }
 }
 
 /** Every node of the tree with its ancestors, in `walkTree` order. */
 export function flattenTree(tree: ProjectTree | TreeNode): TreeEntry[] {
-  const entries: TreeEntry[] = [];
-  walk(
-    rootOf(tree),
-    (_node, _ancestors, entry) => {
-      entries.push(entry as Entry);
-    },
-    true,
-  );
+  const entries: Entry[] = [];
+  // The last entry made at each depth: at a node's visit, the one above it is its parent's.
+  const last: Entry[] = [];
+  walkTree(tree, (node, path) => {
+    const entry = new Entry(node, last[path.length - 1]);
+    last[path.length] = entry;
+    entries.push(entry);
+  });
   return entries;
 }
 
 /** Every node of one type, typed as that level: `findNodes(tree, 'experiment')` is `ExperimentNode[]`. */
 export function findNodes<T extends TreeNodeType>(tree: ProjectTree | TreeNode, type: T): NodeOfType<T>[] {
   const found: NodeOfType<T>[] = [];
-  walk(
-    rootOf(tree),
-    (node) => {
-      if (node.type === type) found.push(node as NodeOfType<T>);
-    },
-    false,
-  );
+  walkTree(tree, (node) => {
+    if (node.type === type) found.push(node as NodeOfType<T>);
+  });
   return found;
 }
 
-/** An entry that knows its parent's entry, so its path is built only when read. */
+/** An entry that knows its parent's, so its path is built only when read. */
 class Entry implements TreeEntry {
   #path: readonly TreeNode[] | undefined;
 
@@ -76,45 +78,4 @@ class Entry implements TreeEntry {
     }
     return this.#path;
   }
-}
-
-/** Pre-order walk with an explicit stack; `withEntries` builds the parent-linked entries flattenTree keeps. */
-function walk(
-  root: TreeNode,
-  visit: (node: TreeNode, ancestors: readonly TreeNode[], entry: Entry | undefined) => unknown,
-  withEntries: boolean,
-): void {
-  const ancestors: TreeNode[] = [];
-  const frames: Frame[] = [];
-  const enter = (node: TreeNode, parent: Entry | undefined) => {
-    const entry = withEntries ? new Entry(node, parent) : undefined;
-    if (visit(node, ancestors, entry) === false) return;
-    const children = childrenOf(node);
-    if (children.length === 0) return;
-    ancestors.push(node);
-    frames.push({ children, next: 0, entry });
-  };
-  enter(root, undefined);
-  while (frames.length > 0) {
-    const frame = frames[frames.length - 1] as Frame;
-    if (frame.next === frame.children.length) {
-      frames.pop();
-      ancestors.pop();
-      continue;
-    }
-    const child = frame.children[frame.next++];
-    // A child that is not an object (`null` in a broken answer) is not a node: skip it, do not crash.
-    if (typeof child === "object" && child !== null) enter(child as TreeNode, frame.entry);
-  }
-}
-
-function rootOf(node: TreeNode | ProjectTree): TreeNode {
-  return "project" in node && typeof node.project === "object" && node.project !== null
-    ? node.project
-    : (node as TreeNode);
-}
-
-function childrenOf(node: TreeNode): readonly unknown[] {
-  const children = (node as { children?: unknown }).children;
-  return Array.isArray(children) ? children : [];
 }

@@ -5,19 +5,16 @@ import type { Call } from "./core.js";
 import { isPlainObject } from "./validate.js";
 
 // A 2xx answer is untrusted too: a proxy may answer 200 with something else, a server with another
-// resource. Each check is cheap (no schema validator) and covers what a caller relies on: the shape the
-// contract promises and that the answer is the resource asked for. A miss names the path and the rule.
+// resource. Cheap checks (no schema validator) of what a caller relies on: the promised shape, and that
+// the answer is the resource asked for.
 
+/** The error for a 2xx answer that breaks `rule`; `got`, when given, is the part that broke it. */
 export function wrongAnswer(call: Call, rule: string, ...got: [unknown?]): StudioError {
-  if (call.answered?.body === null || call.emptyBody) {
-    return new StudioError(
-      `${call.method} ${call.path} answered ${call.answered?.status ?? "2xx"} with an empty body: ${rule}`,
-    );
-  }
+  const answered = `${call.method} ${call.path} answered ${call.answered?.status ?? "2xx"} with`;
+  if (call.answered?.body === null || call.emptyBody)
+    return new StudioError(`${answered} an empty body: ${rule}`);
   const given = got.length > 0 ? ` (got ${describeValue(got[0])})` : "";
-  return new StudioError(
-    `${call.method} ${call.path} answered ${call.answered?.status ?? "2xx"} with a body that breaks the contract: ${rule}${given}`,
-  );
+  return new StudioError(`${answered} a body that breaks the contract: ${rule}${given}`);
 }
 
 /** `{ project }` whose every `children`, at any depth, is an array of objects. Walked without recursion. */
@@ -26,7 +23,7 @@ export function expectProjectTree(call: Call, tree: ProjectTree | undefined): Pr
   if (!isPlainObject(data)) throw wrongAnswer(call, "a project tree is an object", data);
   if (!isPlainObject(data.project))
     throw wrongAnswer(call, "a project tree has a project object", data.project);
-  const pending: Record<string, unknown>[] = [data.project];
+  const pending = [data.project];
   for (let node = pending.pop(); node !== undefined; node = pending.pop()) {
     const { children } = node;
     if (children === undefined) continue;
@@ -68,5 +65,5 @@ export function expectTrace(call: Call, trace: Trace | undefined, traceId: strin
 
 /** uuids name the same thing in either case. */
 function sameId(got: unknown, asked: string): boolean {
-  return typeof got === "string" && got.length === asked.length && got.toLowerCase() === asked.toLowerCase();
+  return typeof got === "string" && got.toLowerCase() === asked.toLowerCase();
 }

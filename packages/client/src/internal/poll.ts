@@ -6,10 +6,7 @@ import { assertPositive, assertSignal, checkObject } from "./validate.js";
 // One loop for both waits (recommendations, a starting chat server): probe, pause, probe again, within one
 // deadline that covers requests and pauses alike. A transient failure means "not yet": try again later.
 
-/** Both waits give up after 10 minutes unless told otherwise. */
-const DEFAULT_WAIT_MS = 600_000;
-
-export interface PollSettings {
+interface PollSettings {
   readonly timeoutMs: number;
   readonly intervalMs: number;
   /** Each pause is 1.5 times the last, up to this (or `intervalMs`, if larger). */
@@ -19,7 +16,7 @@ export interface PollSettings {
   readonly timeoutMessage: (lastProblem: string | undefined) => string;
 }
 
-/** Resolves with the first value `probe` returns; `undefined` means "not yet". What it throws stops the wait, unless transient. */
+/** The first value `probe` returns (`undefined` is "not yet"). What it throws ends the wait, unless transient. */
 export async function poll<T>(
   settings: PollSettings,
   probe: (signal: AbortSignal, poll: number) => Promise<T | undefined>,
@@ -42,8 +39,8 @@ export async function poll<T>(
         if (deadline.signal.aborted) throw deadline.signal.reason;
         if (!isTransient(error)) throw error;
         lastProblem = (error as Error).message;
-        const asked = error instanceof StudioApiError ? error.retryAfterMs : undefined;
-        if (asked !== undefined && asked > pause) pause = asked;
+        // A 429 or 503 may say how long to wait: never come back sooner.
+        pause = Math.max(interval, (error as { retryAfterMs?: number }).retryAfterMs ?? 0);
       }
       await sleep(pause, deadline.signal);
       interval = Math.min(interval * 1.5, Math.max(maxIntervalMs, intervalMs));
@@ -55,19 +52,15 @@ export async function poll<T>(
 
 /** Failures that go away by themselves: no answer, a timeout, 408, 409, 429 or a 5xx. */
 export function isTransient(error: unknown): boolean {
-  if (error instanceof StudioConnectionError || error instanceof StudioTimeoutError) return true;
-  return error instanceof StudioApiError && isRetryableStatus(error.status);
+  if (error instanceof StudioApiError) return isRetryableStatus(error.status);
+  return error instanceof StudioConnectionError || error instanceof StudioTimeoutError;
 }
 
-/** The options of a wait (`timeoutMs`, `intervalMs`, `signal`), checked, with defaults; `field` names them. */
+/** The options of a wait, checked, with defaults (10 minutes for `timeoutMs`); `field` names them. */
 export function checkWaitOptions(field: string, options: unknown, defaultIntervalMs: number) {
-  const checked = options === undefined ? {} : checkObject(field, options);
-  assertSignal(`${field}.signal`, checked.signal);
-  assertPositive(`${field}.timeoutMs`, checked.timeoutMs);
-  assertPositive(`${field}.intervalMs`, checked.intervalMs);
-  return {
-    timeoutMs: (checked.timeoutMs as number | undefined) ?? DEFAULT_WAIT_MS,
-    intervalMs: (checked.intervalMs as number | undefined) ?? defaultIntervalMs,
-    signal: checked.signal as AbortSignal | undefined,
-  };
+  const { signal, timeoutMs, intervalMs } = options === undefined ? {} : checkObject(field, options);
+  assertSignal(`${field}.signal`, signal);
+  assertPositive(`${field}.timeoutMs`, timeoutMs);
+  assertPositive(`${field}.intervalMs`, intervalMs);
+  return { timeoutMs: timeoutMs ?? 600_000, intervalMs: intervalMs ?? defaultIntervalMs, signal };
 }

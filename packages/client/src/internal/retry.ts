@@ -1,14 +1,7 @@
 // When to retry and how long to wait. All three Studio operations are idempotent (two GETs and a PUT that
 // sets fields), so a retry can never apply a change twice.
 
-/** The first retry waits about this long; each further one doubles it. */
-export const INITIAL_BACKOFF_MS = 500;
-/** No computed backoff waits longer than this. */
-export const MAX_BACKOFF_MS = 8_000;
-/**
- * A server asking for a longer wait than this is not retried: the error (with `retryAfterMs`) goes back to
- * the caller, who can decide to wait, instead of a call silently hanging for minutes.
- */
+/** A longer wait asked for is not retried: the error goes back to the caller instead of a call hanging. */
 export const MAX_RETRY_AFTER_MS = 60_000;
 
 /** 408 timeout, 409 conflict, 429 rate limit and every 5xx may succeed later; other statuses will not. */
@@ -16,11 +9,10 @@ export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 409 || status === 429 || status >= 500;
 }
 
-/** Exponential backoff with jitter for the `retry`-th retry (1-based): ~0.5 s, 1 s, 2 s ... capped at 8 s. */
+/** Backoff for the `retry`-th retry (1-based): 0.5 s, 1 s, 2 s ... capped at 8 s, up to 25 % shorter. */
 export function backoffMs(retry: number, random: () => number = Math.random): number {
-  const base = Math.min(INITIAL_BACKOFF_MS * 2 ** (retry - 1), MAX_BACKOFF_MS);
-  // Up to 25 % shorter, so clients that failed together do not come back together.
-  return Math.round(base * (1 - random() * 0.25));
+  // The jitter keeps clients that failed together from coming back together.
+  return Math.round(Math.min(500 * 2 ** (retry - 1), 8_000) * (1 - random() * 0.25));
 }
 
 /**
@@ -30,11 +22,9 @@ export function backoffMs(retry: number, random: () => number = Math.random): nu
 export function retryAfterMs(headers: Headers, now: number = Date.now()): number | undefined {
   const ms = headers.get("retry-after-ms");
   if (ms !== null && /^\s*\d+(\.\d+)?\s*$/.test(ms)) return Math.ceil(Number(ms));
-  const value = headers.get("retry-after");
-  if (value === null) return undefined;
+  const value = headers.get("retry-after") ?? "";
   if (/^\s*\d+\s*$/.test(value)) return Number(value) * 1000;
   // An HTTP date names its day and month; Date.parse alone would read "-3" as the year -3.
   const date = /[a-z]/i.test(value) ? Date.parse(value) : Number.NaN;
-  if (Number.isNaN(date)) return undefined;
-  return Math.max(0, date - now);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }

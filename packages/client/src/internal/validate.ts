@@ -1,20 +1,26 @@
-import { codePointLength, describeValue } from "@finetune-studio/internal";
+import { codePointLength, describeValue, MAX_TIMER_MS } from "@finetune-studio/internal";
 import { StudioValidationError } from "../errors.js";
 
-// Input is checked before anything is sent. The bounds come from the contract (the generated limits of
-// @finetune-studio/types), so a mistake fails here with the field's name instead of as a 4xx from the
-// server (or, for ids, as a different URL), and no number is restated here.
+// Input is checked before anything is sent, against the contract's generated limits (no number is restated
+// here), so a mistake names its field instead of coming back as a 4xx or, for an id, reaching another URL.
 
-type Bound =
-  | "minimum"
-  | "maximum"
-  | "exclusiveMinimum"
-  | "exclusiveMaximum"
-  | "multipleOf"
-  | "minLength"
-  | "maxLength"
-  | "minItems"
-  | "maxItems";
+type Check = [says: string, meets: (measure: number, bound: number) => boolean];
+const atLeast: Check = ["at least", (measure, bound) => measure >= bound];
+const atMost: Check = ["at most", (measure, bound) => measure <= bound];
+/** Each bound keyword: how a rule says it, and whether a measure (a number, code points, items) meets it. */
+const BOUNDS = {
+  minimum: atLeast,
+  maximum: atMost,
+  exclusiveMinimum: ["above", (measure, bound) => measure > bound],
+  exclusiveMaximum: ["below", (measure, bound) => measure < bound],
+  multipleOf: ["a multiple of", (measure, bound) => (measure / bound) % 1 === 0],
+  minLength: atLeast,
+  maxLength: atMost,
+  minItems: atLeast,
+  maxItems: atMost,
+} satisfies Record<string, Check>;
+type Bound = keyof typeof BOUNDS;
+const KEYWORDS = Object.keys(BOUNDS) as Bound[];
 
 /** The JSON Schema keywords a generated limit may carry. */
 export type Limit = { readonly [keyword in Bound]?: number } & {
@@ -23,23 +29,8 @@ export type Limit = { readonly [keyword in Bound]?: number } & {
   readonly type?: string;
 };
 
-/** Each bound: whether a measure (the number, the code points, the items) meets it, and how a rule says it. */
-const BOUNDS: [Bound, (measure: number, bound: number) => boolean, string][] = [
-  ["minimum", (value, bound) => value >= bound, "at least"],
-  ["maximum", (value, bound) => value <= bound, "at most"],
-  ["exclusiveMinimum", (value, bound) => value > bound, "above"],
-  ["exclusiveMaximum", (value, bound) => value < bound, "below"],
-  ["multipleOf", (value, bound) => (value / bound) % 1 === 0, "a multiple of"],
-  ["minLength", (value, bound) => value >= bound, "at least"],
-  ["maxLength", (value, bound) => value <= bound, "at most"],
-  ["minItems", (value, bound) => value >= bound, "at least"],
-  ["maxItems", (value, bound) => value <= bound, "at most"],
-];
-
 /** RFC 4122 text form, any version, either case: what JSON Schema's `format: uuid` accepts. */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** setTimeout fires at once for delays above 2^31 - 1 ms, so longer timeouts cannot be honoured. */
-export const MAX_TIMER_MS = 2_147_483_647;
 
 export function refuse(field: string, rule: string, value: unknown): StudioValidationError {
   return new StudioValidationError(field, rule, describeValue(value));
@@ -52,42 +43,36 @@ export function refuse(field: string, rule: string, value: unknown): StudioValid
  */
 export function checkLimit(field: string, value: unknown, limit: Limit = {}, nullable = false): void {
   if (value === null && nullable) return;
-  const bounds = BOUNDS.filter(([keyword]) => limit[keyword] !== undefined);
   const { format, pattern, type } = limit;
-  const kind =
-    limit.minItems !== undefined || limit.maxItems !== undefined
-      ? "array"
-      : limit.minLength !== undefined || limit.maxLength !== undefined || pattern || format
-        ? "string"
-        : bounds.length > 0 || type === "integer"
-          ? "number"
-          : undefined;
-  let measure: number | undefined;
-  if (kind === undefined) return;
-  if (kind === "array") {
-    if (Array.isArray(value)) measure = value.length;
-  } else if (kind === "number") {
-    if (typeof value === "number" && (type === "integer" ? Number.isInteger : Number.isFinite)(value))
-      measure = value;
-  } else if (
-    typeof value === "string" &&
-    (format !== "uuid" || UUID.test(value)) &&
-    (pattern === undefined || new RegExp(pattern, "u").test(value))
-  ) {
-    measure = bounds.length > 0 ? codePointLength(value) : 0;
+  const bounds = KEYWORDS.filter((keyword) => limit[keyword] !== undefined);
+  const meets = (measure: number) =>
+    bounds.every((keyword) => BOUNDS[keyword][1](measure, limit[keyword] as number));
+  const words = () => bounds.map((keyword) => ` ${BOUNDS[keyword][0]} ${limit[keyword]}`).join(" and");
+  const fail = (rule: string) => refuse(field, `must be ${rule}${nullable ? ", or null" : ""}`, value);
+  if (limit.minItems !== undefined || limit.maxItems !== undefined) {
+    if (Array.isArray(value) && meets(value.length)) return;
+    throw fail(`an array of${words()} items`);
   }
-  if (measure !== undefined && bounds.every(([keyword, meets]) => meets(measure, limit[keyword] as number)))
+  if (limit.minLength !== undefined || limit.maxLength !== undefined || pattern || format) {
+    if (
+      typeof value === "string" &&
+      (format !== "uuid" || UUID.test(value)) &&
+      (pattern === undefined || new RegExp(pattern, "u").test(value)) &&
+      meets(codePointLength(value))
+    )
+      return;
+    const length = words();
+    throw fail(
+      format === "uuid"
+        ? "a uuid (8-4-4-4-12 hexadecimal digits)"
+        : `a string${length && ` of${length} Unicode code points`}${pattern ? ` matching /${pattern}/` : ""}`,
+    );
+  }
+  if (bounds.length === 0 && type !== "integer") return;
+  const whole = type === "integer";
+  if (typeof value === "number" && (whole ? Number.isInteger : Number.isFinite)(value) && meets(value))
     return;
-  const words = bounds.map(([keyword, , says]) => ` ${says} ${limit[keyword]}`).join(" and");
-  const rule =
-    kind === "array"
-      ? `an array of${words} items`
-      : kind === "number"
-        ? `${type === "integer" ? "an integer" : "a finite number"}${words}`
-        : format === "uuid"
-          ? "a uuid (8-4-4-4-12 hexadecimal digits)"
-          : `a string${words && ` of${words} Unicode code points`}${pattern ? ` matching /${pattern}/` : ""}`;
-  throw refuse(field, `must be ${rule}${nullable ? ", or null" : ""}`, value);
+  throw fail(`${whole ? "an integer" : "a finite number"}${words()}`);
 }
 
 /** A secret that goes into an `Authorization` header: never echoed, whatever is wrong with it. */
@@ -107,7 +92,7 @@ export function assertCredential(field: string, value: unknown, required: boolea
   }
 }
 
-/** A positive whole-or-fractional count below the timer limit (milliseconds, bytes...). */
+/** A positive count up to `max`, by default the longest delay a timer can honour. */
 export function assertPositive(
   field: string,
   value: unknown,
