@@ -291,6 +291,19 @@ describe("2xx answers are checked at the call", () => {
     expect(server.received).toHaveLength(1);
   });
 
+  it.each([
+    ["announced by content-length: 0", { "content-length": "0" }],
+    ["of unknown length", { "transfer-encoding": "chunked" }],
+  ])("names an empty 200 body as empty, %s", async (_, headers) => {
+    const server = await serve((__, response) => {
+      response.writeHead(200, { "content-type": "application/json", ...headers }).end();
+    });
+    const error = await failureOf(studio(server).getProjectTree(ids.project));
+    expect(error.message).toBe(
+      `GET /api/v1/public/projects/${ids.project} answered 200 with an empty body: a project tree is an object`,
+    );
+  });
+
   it("accepts the trace asked for, whatever the case of its id", async () => {
     const server = await serve(reply.json(200, { ...scoredTrace, id: ids.trace.toUpperCase() }));
     await expect(studio(server).updateTrace(ids.trace, { score: 1 })).resolves.toMatchObject({ score: 0.85 });

@@ -216,7 +216,7 @@ async function send(call: Call, request: Outgoing): Promise<Response> {
         // The body is read by openapi-fetch (or a stream) within this attempt's timeout, or, for a stream,
         // until the caller's signal aborts: `result` ends the attempt once the body is read.
         if (call.stream) linked.stopTimer();
-        else if (!lengthBounded(response, settings.maxResponseBytes)) countBytesRead(call, response);
+        else if (!lengthBounded(call, response)) countBytesRead(call, response);
         call.attempt = linked;
         call.answered = response;
         return response;
@@ -249,9 +249,14 @@ async function send(call: Call, request: Outgoing): Promise<Response> {
  * Whether HTTP framing bounds the body: exactly `content-length` bytes, within the limit. A compressed
  * body may inflate to anything.
  */
-function lengthBounded(response: Response, limit: number): boolean {
+function lengthBounded(call: Call, response: Response): boolean {
   const length = response.headers.get("content-length");
-  return length !== null && Number(length) <= limit && !response.headers.has("content-encoding");
+  if (length === "0") call.emptyBody = true;
+  return (
+    length !== null &&
+    Number(length) <= call.settings.maxResponseBytes &&
+    !response.headers.has("content-encoding")
+  );
 }
 
 const decoder = new TextDecoder();
