@@ -1,53 +1,47 @@
-import type {
-  ChatCompletionChoice,
-  ChatCompletionChunk,
-  ChatToolCall,
-  ChatToolCallDelta,
-} from "@finetune-studio/types";
+import type { ChatCompletionChoice, ChatCompletionChunk, ChatToolCall } from "@finetune-studio/types";
 import type { StreamedChatCompletion } from "./streamed-completion.js";
 
-// Folds the chunks of a stream into the completion a non-streaming call would have answered: per choice,
-// the content, the reasoning and the tool calls (each assembled from its fragments by `index`), the last
-// finish_reason; and the usage of the final usage chunk. Strings grow by `+=`, which V8 keeps as ropes.
-// Choices and calls are kept in Maps, not arrays, so a hostile index cannot make a huge sparse array.
+// Folds a stream's chunks into the completion a non-streaming call would have answered. Choices and tool
+// calls are kept in Maps by `index`, so a hostile index cannot make a huge sparse array. Strings grow by
+// `+=`, which V8 keeps as ropes.
 
-/** The delta's text fields, appended to the message's fields of the same name. */
 const TEXT_FIELDS = ["content", "reasoning", "reasoning_content"] as const;
-
-interface ChoiceInProgress {
-  readonly choice: ChatCompletionChoice;
-  readonly calls: Map<number, ChatToolCall>;
-}
 
 export class ChunkAggregator {
   #head: ChatCompletionChunk | undefined;
-  #choices = new Map<number, ChoiceInProgress>();
   #usage: StreamedChatCompletion["usage"];
   #fingerprint: string | undefined;
+  readonly #choices = new Map<number, ChatCompletionChoice>();
+  /** Tool calls by the index of their choice, then by their own. */
+  readonly #calls = new Map<number, Map<number, ChatToolCall>>();
 
   add(chunk: ChatCompletionChunk): void {
     this.#head ??= chunk;
-    if (chunk.usage != null) this.#usage = chunk.usage;
-    if (chunk.system_fingerprint != null) this.#fingerprint = chunk.system_fingerprint;
+    this.#usage = chunk.usage ?? this.#usage;
+    this.#fingerprint = chunk.system_fingerprint ?? this.#fingerprint;
     for (const { index, delta, finish_reason, stop_reason, logprobs } of chunk.choices) {
-      let entry = this.#choices.get(index);
-      if (entry === undefined) {
-        entry = {
-          choice: { index, message: { role: "assistant", content: null }, finish_reason: null },
-          calls: new Map(),
-        };
-        this.#choices.set(index, entry);
+      let choice = this.#choices.get(index);
+      if (choice === undefined) {
+        choice = { index, message: { role: "assistant", content: null }, finish_reason: null };
+        this.#choices.set(index, choice);
       }
-      const { choice, calls } = entry;
-      const message = choice.message;
-      if (delta != null) {
-        if (typeof delta.role === "string") message.role = delta.role;
-        for (const field of TEXT_FIELDS) {
-          const piece = delta[field];
-          if (typeof piece === "string") message[field] = (message[field] ?? "") + piece;
+      const { message } = choice;
+      if (typeof delta?.role === "string") message.role = delta.role;
+      for (const field of TEXT_FIELDS) {
+        const piece = delta?.[field];
+        if (typeof piece === "string") message[field] = (message[field] ?? "") + piece;
+      }
+      if (Array.isArray(delta?.tool_calls)) {
+        const calls = this.#calls.get(index) ?? new Map<number, ChatToolCall>();
+        this.#calls.set(index, calls);
+        // The first fragment of a call carries its id, type and name; later ones add to the arguments.
+        for (const { index: at, id, function: fn } of delta.tool_calls) {
+          const call = calls.get(at) ?? { id: "", type: "function", function: { name: "", arguments: "" } };
+          calls.set(at, call);
+          if (id) call.id = id;
+          if (fn?.name && !call.function.name) call.function.name = fn.name;
+          if (typeof fn?.arguments === "string") call.function.arguments += fn.arguments;
         }
-        if (Array.isArray(delta.tool_calls))
-          for (const fragment of delta.tool_calls) addToolCall(calls, fragment);
       }
       if (finish_reason != null) choice.finish_reason = finish_reason;
       if (stop_reason !== undefined) choice.stop_reason = stop_reason;
@@ -58,7 +52,6 @@ export class ChunkAggregator {
     }
   }
 
-  /** The completion so far; after the stream's end, the whole of it. */
   result(): StreamedChatCompletion {
     const head = this.#head;
     const completion: StreamedChatCompletion = {
@@ -66,27 +59,17 @@ export class ChunkAggregator {
       object: "chat.completion",
       created: head?.created ?? 0,
       model: head?.model ?? "",
-      choices: byIndex(this.#choices).map(({ choice, calls }) =>
-        calls.size === 0 ? choice : { ...choice, message: { ...choice.message, tool_calls: byIndex(calls) } },
-      ),
+      choices: byIndex(this.#choices).map((choice) => {
+        const calls = this.#calls.get(choice.index);
+        return calls?.size
+          ? { ...choice, message: { ...choice.message, tool_calls: byIndex(calls) } }
+          : choice;
+      }),
     };
     if (this.#usage !== undefined) completion.usage = this.#usage;
     if (this.#fingerprint !== undefined) completion.system_fingerprint = this.#fingerprint;
     return completion;
   }
-}
-
-/** The first fragment of a call carries its id, type and name; later ones add to the arguments. */
-function addToolCall(calls: Map<number, ChatToolCall>, fragment: ChatToolCallDelta): void {
-  let call = calls.get(fragment.index);
-  if (call === undefined) {
-    call = { id: "", type: "function", function: { name: "", arguments: "" } };
-    calls.set(fragment.index, call);
-  }
-  if (fragment.id) call.id = fragment.id;
-  const { name, arguments: piece } = fragment.function ?? {};
-  if (name && !call.function.name) call.function.name = name;
-  if (typeof piece === "string") call.function.arguments += piece;
 }
 
 function byIndex<T>(entries: Map<number, T>): T[] {

@@ -404,6 +404,14 @@ describe("closing the connection", { timeout: TEST_TIMEOUT_MS }, () => {
     await within(server.requests[0]?.closed as Promise<void>, "the socket closing");
   });
 
+  it("returning the iterator before reading closes the connection and rejects finalCompletion()", async () => {
+    const server = await serve(endless);
+    const stream = await ours(server);
+    await stream[Symbol.asyncIterator]().return?.();
+    await within(server.requests[0]?.closed as Promise<void>, "the socket closing");
+    await expect(stream.finalCompletion()).rejects.toThrow(/closed before its end/);
+  });
+
   it("breaking out of textStream() closes the connection", async () => {
     const server = await serve(endless);
     for await (const _ of (await ours(server)).textStream()) break;

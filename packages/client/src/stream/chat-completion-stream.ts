@@ -1,15 +1,16 @@
+import { MAX_TIMER_MS } from "@finetune-studio/internal";
 import type { ChatCompletionChunk } from "@finetune-studio/types";
-import { createParser, type EventSourceMessage, type ParseError } from "eventsource-parser";
+import { createParser } from "eventsource-parser";
 import {
   StudioConnectionError,
   StudioError,
   StudioStreamError,
+  type StudioStreamServerError,
   StudioTimeoutError,
   StudioValidationError,
 } from "../errors.js";
+import { redactText } from "../internal/redact.js";
 import { ChunkAggregator } from "./aggregate.js";
-import { encodeServerSentEvents } from "./forward.js";
-import { parseChunk, type StreamSource } from "./parse-chunk.js";
 import type { StreamedChatCompletion } from "./streamed-completion.js";
 
 // A streamed chat completion: the body of a `text/event-stream` answer read as chunks, once. It owns the
@@ -32,43 +33,47 @@ export interface ChatCompletionStreamOptions {
   secrets?: readonly string[] | undefined;
 }
 
-export const DEFAULT_MAX_EVENT_SIZE = 1_048_576;
+const DEFAULT_MAX_EVENT_SIZE = 1_048_576;
 /** How long the end of the body may lag behind `data: [DONE]` before the connection is closed instead. */
 const AFTER_DONE_GRACE_MS = 100;
+/** Deeper JSON is refused: real chunks nest about 7 levels, and 512 is safe for any recursive walker. */
+const MAX_JSON_DEPTH = 512;
+const STOPPED_EARLY =
+  "the stream was closed before its end (the loop stopped early), so it has no final completion";
+const noop = () => {};
 
-type State = "unread" | "reading" | "done" | "failed";
+/** The request, for messages: exactly the fields the errors carry. */
+type Where = Pick<StudioStreamError, "method" | "path">;
 
 export class ChatCompletionStream implements AsyncIterable<ChatCompletionChunk> {
   readonly #body: ReadableStream<Uint8Array>;
-  readonly #source: StreamSource;
+  readonly #where: Where;
   readonly #options: ChatCompletionStreamOptions;
   readonly #aggregate = new ChunkAggregator();
-  #state: State = "unread";
+  readonly #ended: Promise<StreamedChatCompletion>;
+  #resolve!: (completion: StreamedChatCompletion) => void;
+  #reject!: (error: unknown) => void;
+  #opened = false;
   #reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   /** Why the stream was stopped from outside the read loop (signal, timeout); thrown by the loop. */
   #stopped: unknown;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #lastChunkAt = 0;
   /** True while the caller holds a chunk: the idle timeout measures only the server's silence. */
-  #suspended = false;
+  #holding = false;
   /** The raw payload of the last chunk yielded, forwarded as is by toReadableStream. */
   #lastData = "";
-  #ended: Promise<StreamedChatCompletion>;
-  #settle!: { resolve(completion: StreamedChatCompletion): void; reject(error: unknown): void };
 
-  private constructor(
-    body: ReadableStream<Uint8Array>,
-    source: StreamSource,
-    options: ChatCompletionStreamOptions,
-  ) {
+  private constructor(body: ReadableStream<Uint8Array>, where: Where, options: ChatCompletionStreamOptions) {
     this.#body = body;
-    this.#source = source;
+    this.#where = where;
     this.#options = options;
     this.#ended = new Promise((resolve, reject) => {
-      this.#settle = { resolve, reject };
+      this.#resolve = resolve;
+      this.#reject = reject;
     });
     // Nobody may ask for the final completion: its failure must not be an unhandled rejection.
-    this.#ended.catch(() => undefined);
+    this.#ended.catch(noop);
     options.signal?.addEventListener("abort", this.#onAbort, { once: true });
     if (options.signal?.aborted) this.#onAbort();
   }
@@ -77,19 +82,18 @@ export class ChatCompletionStream implements AsyncIterable<ChatCompletionChunk> 
   static fromResponse(response: Response, options: ChatCompletionStreamOptions = {}): ChatCompletionStream {
     const { body } = response;
     try {
-      const source = sourceOf(options, "/v1/chat/completions");
+      const where = whereOf(options, "/v1/chat/completions");
       const type = response.headers.get("content-type") ?? "no content type";
-      if (body === null || !/^text\/event-stream/i.test(type)) {
-        const { method, path } = source;
-        throw new StudioStreamError(
-          `${method} ${path} answered ${response.status} with ${body === null ? "no body" : type} where a text/event-stream was expected`,
-          { method, path },
-        );
-      }
-      return new ChatCompletionStream(body, source, options);
+      if (body !== null && /^text\/event-stream/i.test(type))
+        return new ChatCompletionStream(body, where, options);
+      const got = `${response.status} with ${body === null ? "no body" : type}`;
+      throw new StudioStreamError(
+        `${where.method} ${where.path} answered ${got} where a text/event-stream was expected`,
+        where,
+      );
     } catch (error) {
       // Refused: the body is not read, so its connection is closed.
-      void body?.cancel().catch(() => undefined);
+      void body?.cancel().catch(noop);
       throw error;
     }
   }
@@ -99,37 +103,24 @@ export class ChatCompletionStream implements AsyncIterable<ChatCompletionChunk> 
     body: ReadableStream<Uint8Array>,
     options: ChatCompletionStreamOptions = {},
   ): ChatCompletionStream {
-    return new ChatCompletionStream(body, sourceOf(options, "(forwarded stream)"), options);
+    return new ChatCompletionStream(body, whereOf(options, "(forwarded stream)"), options);
   }
 
   /** Every chunk, in order. A stream is read once: a second iteration throws. */
   [Symbol.asyncIterator](): AsyncIterator<ChatCompletionChunk> {
-    if (this.#state !== "unread") {
-      throw new StudioError(
-        "a ChatCompletionStream can be read only once; use finalCompletion() for the whole",
-      );
-    }
-    this.#state = "reading";
-    return this.#read();
+    return this.#open();
   }
 
   /** The content deltas of choice 0, as text. Reads the stream. */
   textStream(): AsyncIterable<string> {
-    const chunks = this[Symbol.asyncIterator]();
-    return {
-      async *[Symbol.asyncIterator]() {
-        try {
-          for (let next = await chunks.next(); !next.done; next = await chunks.next()) {
-            for (const choice of next.value.choices) {
-              const text = choice.index === 0 ? choice.delta?.content : undefined;
-              if (typeof text === "string" && text !== "") yield text;
-            }
-          }
-        } finally {
-          await chunks.return?.();
+    const chunks = this.#open();
+    return (async function* () {
+      for await (const { choices } of chunks) {
+        for (const { index, delta } of choices) {
+          if (index === 0 && typeof delta?.content === "string" && delta.content !== "") yield delta.content;
         }
-      },
-    };
+      }
+    })();
   }
 
   /**
@@ -138,7 +129,7 @@ export class ChatCompletionStream implements AsyncIterable<ChatCompletionChunk> 
    * rejects if it stopped early or failed).
    */
   async finalCompletion(): Promise<StreamedChatCompletion> {
-    if (this.#state === "unread") for await (const _ of this);
+    if (!this.#opened) for await (const _ of this);
     return this.#ended;
   }
 
@@ -148,174 +139,219 @@ export class ChatCompletionStream implements AsyncIterable<ChatCompletionChunk> 
    * Cancelling it (the browser went away) closes the upstream connection.
    */
   toReadableStream(): ReadableStream<Uint8Array> {
-    return encodeServerSentEvents(this[Symbol.asyncIterator](), () => this.#lastData);
+    const chunks = this.#open();
+    const encoder = new TextEncoder();
+    return new ReadableStream({
+      pull: async (controller) => {
+        let data: string;
+        try {
+          data = (await chunks.next()).done ? "[DONE]" : this.#lastData;
+        } catch (error) {
+          // A Studio error (the server's error event, a malformed event, a timeout, a cut) is sent on as vLLM
+          // sends one; our messages never hold a secret. Anything else (the caller's abort) cuts the far side.
+          if (!(error instanceof StudioError)) return controller.error(error);
+          const { serverError } = error as StudioStreamError;
+          data = JSON.stringify({ error: serverError ?? { message: error.message, type: error.name } });
+        }
+        controller.enqueue(encoder.encode(`data: ${data}\n\n`));
+        // Anything but a chunk ([DONE], an error event) is the last event.
+        if (data !== this.#lastData) controller.close();
+      },
+      cancel: () => chunks.return().then(noop),
+    });
+  }
+
+  #open(): AsyncGenerator<ChatCompletionChunk, void, undefined> {
+    if (this.#opened) {
+      throw new StudioError(
+        "a ChatCompletionStream can be read only once; use finalCompletion() for the whole",
+      );
+    }
+    this.#opened = true;
+    const chunks = this.#read();
+    // return() before the first next() never runs the generator's body, nor its `finally`: release here.
+    const finish = chunks.return;
+    chunks.return = (value) => {
+      if (this.#reader === undefined) this.#release(new StudioError(STOPPED_EARLY));
+      return finish.call(chunks, value);
+    };
+    return chunks;
   }
 
   async *#read(): AsyncGenerator<ChatCompletionChunk, void, undefined> {
-    const events: EventSourceMessage[] = [];
-    let parseError: ParseError | undefined;
+    const { maxEventSize = DEFAULT_MAX_EVENT_SIZE, secrets = [], timeoutMs } = this.#options;
+    const events: string[] = [];
     const parser = createParser({
-      onEvent: (event) => events.push(event),
+      onEvent: (event) => events.push(event.data),
+      // Thrown out of feed(); other errors (an unknown field, a bad retry) are ignored, as browsers do.
       onError: (error) => {
-        if (error.type === "max-buffer-size-exceeded") parseError = error;
+        if (error.type === "max-buffer-size-exceeded") {
+          throw sent(this.#where, `an event larger than ${maxEventSize} characters`);
+        }
       },
-      maxBufferSize: this.#options.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE,
+      maxBufferSize: maxEventSize,
     });
     const decoder = new TextDecoder();
-    let sawDone = false;
-    let finished = false;
-    let endsWithCR = false;
+    let text = "";
     try {
       if (this.#stopped !== undefined) throw this.#stopped;
-      this.#reader = this.#body.getReader();
-      this.#startTimer();
-      while (!sawDone) {
+      const reader = this.#body.getReader();
+      this.#reader = reader;
+      if (timeoutMs !== undefined) this.#watch(timeoutMs);
+      let done = false;
+      while (!done) {
         let next: ReadableStreamReadResult<Uint8Array>;
         try {
-          next = await this.#reader.read();
+          next = await reader.read();
         } catch (error) {
-          throw this.#stopped ?? this.#cut(error);
+          throw this.#stopped ?? cut(this.#where, error);
         }
         if (this.#stopped !== undefined) throw this.#stopped;
         // At the end, a last lone CR is a whole line end: the parser held it back to see if LF followed.
-        let text = "";
-        if (!next.done) text = decoder.decode(next.value, { stream: true });
-        else if (endsWithCR) text = "\n";
+        text = next.done ? (text.endsWith("\r") ? "\n" : "") : decoder.decode(next.value, { stream: true });
         parser.feed(text);
-        endsWithCR = text.charCodeAt(text.length - 1) === 13;
-        if (parseError !== undefined) {
-          throw new StudioStreamError(
-            `${this.#source.method} ${this.#source.path} sent an event larger than ${this.#options.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE} characters inside the stream`,
-            { method: this.#source.method, path: this.#source.path },
-          );
-        }
+        // An indexed loop: for-of over the batch costs a few percent of throughput here.
         for (let i = 0; i < events.length; i++) {
-          const data = (events[i] as EventSourceMessage).data;
+          const data = events[i] as string;
           if (data === "[DONE]") {
-            sawDone = true;
+            done = true;
             break;
           }
-          const chunk = parseChunk(data, this.#source);
+          const chunk = parseChunk(data, this.#where, secrets);
           this.#lastData = data;
           this.#aggregate.add(chunk);
-          this.#suspended = true;
+          this.#holding = true;
           yield chunk;
-          this.#suspended = false;
+          this.#holding = false;
           // The time the caller spent on the chunk is not the server's silence.
           this.#lastChunkAt = performance.now();
           if (this.#stopped !== undefined) throw this.#stopped;
         }
         events.length = 0;
-        if (next.done) {
-          finished = true;
-          if (!sawDone) throw this.#cut(undefined);
-        }
+        if (next.done && !done) throw cut(this.#where, undefined);
       }
-      if (!finished) finished = await this.#bodyEndsAfterDone();
-      this.#state = "done";
-      this.#settle.resolve(this.#aggregate.result());
+      // The body ends right after [DONE]: reading that end lets the connection be reused. More bytes, or no
+      // end within the grace period, and the body is cancelled below, closing the connection.
+      const late = setTimeout(() => reader.cancel().catch(noop), AFTER_DONE_GRACE_MS);
+      await reader.read().catch(noop);
+      clearTimeout(late);
+      this.#resolve(this.#aggregate.result());
     } catch (error) {
-      this.#state = "failed";
-      this.#settle.reject(error);
+      this.#reject(error);
       throw error;
     } finally {
-      // Reached by [DONE], by an error, and by `break` (the generator's return()).
-      if (this.#state === "reading") {
-        this.#state = "failed";
-        this.#settle.reject(
-          new StudioError(
-            "the stream was closed before its end (the loop stopped early), so it has no final completion",
-          ),
-        );
-      }
-      this.#release(finished);
+      // Still holding a chunk here means the caller stopped the loop (`break` calls return() at the yield).
+      this.#release(this.#holding ? new StudioError(STOPPED_EARLY) : undefined);
     }
   }
 
-  /** A body that ended or broke before `data: [DONE]`. */
-  #cut(cause: unknown): StudioConnectionError {
-    return new StudioConnectionError(
-      `${this.#source.method} ${this.#source.path}: the connection closed before the stream's end (data: [DONE])`,
-      { method: this.#source.method, path: this.#source.path, cause },
-    );
-  }
-
-  #onAbort = (): void => {
-    this.#stop(this.#options.signal?.reason);
-  };
-
-  #stop(reason: unknown): void {
-    if (this.#stopped !== undefined || this.#state === "done" || this.#state === "failed") return;
-    this.#stopped = reason ?? new StudioError("the stream was stopped");
-    // A pending read() settles as done once the body is cancelled; the loop then throws #stopped.
-    void (this.#reader ?? this.#body).cancel(this.#stopped).catch(() => undefined);
+  /** Ends the stream: no more timer or signal, and the body cancelled (closing its connection if open). */
+  #release(stoppedEarly: StudioError | undefined): void {
+    if (stoppedEarly) this.#reject(stoppedEarly);
+    clearTimeout(this.#timer);
+    this.#options.signal?.removeEventListener("abort", this.#onAbort);
+    // One read to its end stays as it is: cancelling a finished body does nothing.
+    void (this.#reader ?? this.#body).cancel().catch(noop);
   }
 
   /** One timer for the whole stream, re-armed lazily: per-chunk work stays a single clock read. */
-  #startTimer(): void {
-    const timeoutMs = this.#options.timeoutMs;
-    if (timeoutMs === undefined) return;
-    this.#lastChunkAt = performance.now();
+  #watch(timeoutMs: number): void {
+    const message = `${this.#where.method} ${this.#where.path} sent no chunk for ${timeoutMs} ms`;
     const check = () => {
-      const idle = this.#suspended ? 0 : performance.now() - this.#lastChunkAt;
-      if (idle < timeoutMs) {
-        this.#timer = setTimeout(check, timeoutMs - idle);
-        return;
-      }
-      this.#stop(
-        new StudioTimeoutError(
-          `${this.#source.method} ${this.#source.path} sent no chunk for ${timeoutMs} ms`,
-          { timeoutMs },
-        ),
-      );
+      const idle = this.#holding ? 0 : performance.now() - this.#lastChunkAt;
+      if (idle < timeoutMs) this.#timer = setTimeout(check, timeoutMs - idle);
+      else this.#stop(new StudioTimeoutError(message, { timeoutMs }));
     };
+    this.#lastChunkAt = performance.now();
     this.#timer = setTimeout(check, timeoutMs);
   }
 
-  /**
-   * After [DONE] the server ends the body at once: one more read lets the connection be reused. Whether the
-   * body ended within the grace period; if not (more bytes, or nothing), the caller closes the connection.
-   */
-  async #bodyEndsAfterDone(): Promise<boolean> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<undefined>((resolve) => {
-      timer = setTimeout(() => resolve(undefined), AFTER_DONE_GRACE_MS);
-    });
-    try {
-      return (await Promise.race([this.#reader?.read(), late]))?.done === true;
-    } catch {
-      return false;
-    } finally {
-      clearTimeout(timer);
-    }
-  }
+  #onAbort = (): void => this.#stop(this.#options.signal?.reason);
 
-  #release(finished: boolean): void {
-    clearTimeout(this.#timer);
-    this.#options.signal?.removeEventListener("abort", this.#onAbort);
-    // Cancelling a body still open closes its connection.
-    if (!finished) void this.#reader?.cancel().catch(() => undefined);
+  #stop(reason: unknown): void {
+    if (this.#stopped !== undefined) return;
+    this.#stopped = reason ?? new StudioError("the stream was stopped");
+    // A pending read() settles as done once the body is cancelled; the loop then throws #stopped.
+    void (this.#reader ?? this.#body).cancel(this.#stopped).catch(noop);
   }
 }
 
-/** setTimeout fires at once past this, so a larger timeout would end every stream. */
-const MAX_TIMER_MS = 2_147_483_647;
-
-function sourceOf(options: ChatCompletionStreamOptions, path: string): StreamSource {
+function whereOf(options: ChatCompletionStreamOptions, path: string): Where {
   for (const field of ["timeoutMs", "maxEventSize"] as const) {
-    const value: unknown = options[field];
-    if (
-      value !== undefined &&
-      !(Number.isInteger(value) && (value as number) > 0 && (value as number) <= MAX_TIMER_MS)
-    ) {
-      const received =
-        typeof value === "number" || typeof value === "boolean" ? `${typeof value} ${value}` : typeof value;
-      throw new StudioValidationError(
-        `stream options.${field}`,
-        `must be an integer from 1 to ${MAX_TIMER_MS}`,
-        received,
-      );
+    const value = options[field];
+    if (value !== undefined && !(Number.isInteger(value) && value > 0 && value <= MAX_TIMER_MS)) {
+      const shown = typeof value === "number" || typeof value === "boolean" ? ` ${value}` : "";
+      const rule = `must be an integer from 1 to ${MAX_TIMER_MS}`;
+      throw new StudioValidationError(`stream options.${field}`, rule, typeof value + shown);
     }
   }
-  return { method: options.method ?? "POST", path: options.path ?? path, secrets: options.secrets ?? [] };
+  return { method: options.method ?? "POST", path: options.path ?? path };
+}
+
+function cut({ method, path }: Where, cause: unknown): StudioConnectionError {
+  const message = `${method} ${path}: the connection closed before the stream's end (data: [DONE])`;
+  return new StudioConnectionError(message, { method, path, cause });
+}
+
+/** A StudioStreamError for what the server sent; with the server's own error event, its message (capped). */
+function sent(where: Where, what: string, serverError?: StudioStreamServerError): StudioStreamError {
+  const said = serverError?.message ?? "";
+  const detail = serverError ? `: ${said.length > 500 ? `${said.slice(0, 500)}…` : said}` : "";
+  return new StudioStreamError(`${where.method} ${where.path} sent ${what} inside the stream${detail}`, {
+    ...where,
+    serverError,
+  });
+}
+
+/** One `data:` payload to a chunk, trusting nothing: it may be an error event, not JSON, or nested too deep. */
+function parseChunk(data: string, where: Where, secrets: readonly string[]): ChatCompletionChunk {
+  // Depth needs two characters a level, so short payloads (nearly every chunk) skip the scan.
+  if (data.length > 2 * MAX_JSON_DEPTH && tooDeep(data)) {
+    throw sent(where, `an event nested more than ${MAX_JSON_DEPTH} levels deep`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(data);
+  } catch (error) {
+    // Some engines parse recursively and overflow before the scan's limit; a SyntaxError quotes the payload.
+    const what =
+      error instanceof RangeError ? "an event nested too deeply to parse" : "an event that is not JSON";
+    throw sent(where, `${what} (${data.length} characters)`);
+  }
+  const kind = Array.isArray(value) ? "array" : typeof value;
+  if (kind !== "object" || value === null) throw sent(where, `an event that is not a JSON object (${kind})`);
+  const record = value as Record<string, unknown>;
+  if (record.error !== undefined || record.object === "error") {
+    // vLLM sends `{"error": {message, type, param, code}}` after a 200; also `{"error": "text"}`, or an
+    // unwrapped `{"object": "error", "message": ...}`.
+    const inner = record.error === undefined ? record : record.error;
+    const body = (typeof inner === "object" && inner !== null ? inner : {}) as Record<string, unknown>;
+    const scrub = (text: unknown) => (typeof text === "string" ? redactText(text, secrets) : undefined);
+    throw sent(where, "an error", {
+      message: scrub(typeof inner === "string" ? inner : body.message) ?? "(no message)",
+      type: scrub(body.type),
+      code: typeof body.code === "number" ? body.code : scrub(body.code),
+      param: scrub(body.param),
+    });
+  }
+  if (!Array.isArray(record.choices)) {
+    throw sent(where, "an event that is not a chat.completion.chunk (no choices array)");
+  }
+  return value as ChatCompletionChunk;
+}
+
+/** Whether brackets nest deeper than MAX_JSON_DEPTH outside strings; a linear scan that never recurses. */
+function tooDeep(json: string): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < json.length; i++) {
+    const code = json.charCodeAt(i);
+    if (code === 0x5c)
+      i++; // a backslash (valid only in a string) escapes the next character
+    else if (code === 0x22) inString = !inString;
+    else if (inString) continue;
+    else if ((code === 0x5b || code === 0x7b) && ++depth > MAX_JSON_DEPTH) return true;
+    else if (code === 0x5d || code === 0x7d) depth--;
+  }
+  return false;
 }
