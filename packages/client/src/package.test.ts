@@ -29,7 +29,7 @@ describe("package", () => {
       sideEffects: false,
       exports: { ".": { types: "./dist/index.d.ts", default: "./dist/index.js" } },
       types: "./dist/index.d.ts",
-      files: ["dist"],
+      files: ["dist", "THIRD_PARTY_LICENSES.md"],
     });
     // Both for the declarations' types only: the runtime code is inlined (tsdown.config.ts says why).
     expect(Object.keys(manifest.dependencies).sort()).toEqual(["@finetune-studio/types", "openapi-fetch"]);
@@ -41,4 +41,16 @@ describe("package", () => {
     expect(built).not.toMatch(/^\s*import\b|\bimport\s*\(|^\s*export\s[^;]*\sfrom\s/m);
     expect(built).toContain("function createClient(");
   });
+
+  it.each(["openapi-fetch", "eventsource-parser"])(
+    "ships the license of %s, whose code the file inlines, for the version built",
+    (name) => {
+      // The packages the bundle holds: size-budget.test.ts holds the list to the build's real inputs.
+      const dir = join(root, "node_modules", name);
+      const { version } = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+      const notices = readFileSync(join(root, "THIRD_PARTY_LICENSES.md"), "utf8");
+      expect(notices).toContain(`## ${name} ${version}`);
+      expect(notices).toContain(readFileSync(join(dir, "LICENSE"), "utf8").trim());
+    },
+  );
 });
