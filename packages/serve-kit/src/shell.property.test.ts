@@ -41,7 +41,8 @@ function vllmReadsLoraModule(item: string): LoraAdapter {
   return { name: parsed.name, path: parsed.path };
 }
 
-describe("shell text parses back to exactly argv", () => {
+// Each run parses through a real shell: a second alone, ten on a busy 2-core machine under turbo.
+describe("shell text parses back to exactly argv", { timeout: 60_000 }, () => {
   it("for any words without NUL", () => {
     fc.assert(
       fc.property(
