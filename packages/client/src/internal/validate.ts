@@ -58,7 +58,8 @@ export function checkLimit(field: string, value: unknown, limit: Limit = {}, nul
       typeof value === "string" &&
       (format !== "uuid" || UUID.test(value)) &&
       (pattern === undefined || new RegExp(pattern, "u").test(value)) &&
-      meets(codePointLength(value))
+      // Counting code points walks the string: only when a length bound needs it (ids have none).
+      (bounds.length === 0 || meets(codePointLength(value)))
     )
       return;
     const length = words();
