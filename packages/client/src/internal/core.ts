@@ -4,7 +4,7 @@ import type { StudioRequestLog } from "../logger.js";
 import type { ClientOptions, RequestOptions } from "../options.js";
 import { baseUrlString, parseBaseUrl } from "./base-url.js";
 import { containsSecret, redactText } from "./redact.js";
-import { apiErrorFrom, readBody } from "./response.js";
+import { apiErrorFrom, decodeText, readBody } from "./response.js";
 import { backoffMs, isRetryableStatus, MAX_RETRY_AFTER_MS } from "./retry.js";
 import { LinkedSignal, sleep } from "./signals.js";
 import {
@@ -259,8 +259,6 @@ function lengthBounded(call: Call, response: Response): boolean {
   );
 }
 
-const decoder = new TextDecoder();
-
 /**
  * openapi-fetch reads a body with `text()` or `json()`: on this answer they count its bytes as they read,
  * so a body of unknown length is bounded without being copied into a new Response.
@@ -269,7 +267,7 @@ function countBytesRead(call: Call, response: Response): void {
   const text = async () => {
     const bytes = await readBody(response, call.settings.maxResponseBytes, `${call.method} ${call.path}`);
     if (!bytes?.byteLength) call.emptyBody = true;
-    return bytes ? decoder.decode(bytes) : "";
+    return bytes ? decodeText(bytes) : "";
   };
   Object.defineProperties(response, {
     text: { value: text },
