@@ -91,8 +91,8 @@ export function createCore<Paths extends {}>(
     api: createClient<Paths>({ baseUrl, headers, Request: Outgoing as unknown as typeof Request }),
     baseUrl,
     timeoutMs,
-    call(method, path, given, stream = false) {
-      const checked = given === undefined ? {} : checkObject("options", given);
+    call(method, path, callOptions, stream = false) {
+      const checked = callOptions === undefined ? {} : checkObject("options", callOptions);
       assertSignal("options.signal", checked.signal);
       assertPositive("options.timeoutMs", checked.timeoutMs);
       assertRetries("options.maxRetries", checked.maxRetries);
