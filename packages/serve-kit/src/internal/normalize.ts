@@ -22,6 +22,7 @@ import {
   checkPositiveInteger,
   checkReference,
   checkServedName,
+  optional,
 } from "./validate.js";
 
 export const DEFAULT_HOST = "127.0.0.1";
@@ -54,14 +55,6 @@ export type NormalizedServe = NormalizedFull | NormalizedLora;
 const COMMON_KEYS = ["kind", "host", "port", "apiKey", "extraArgs"] as const;
 const FULL_KEYS = [...COMMON_KEYS, "model", "servedModelName"];
 const LORA_KEYS = [...COMMON_KEYS, "baseModel", "adapters", "maxLoraRank", "maxLoras"];
-
-function optional<T>(
-  value: unknown,
-  check: (value: unknown, field: string) => T,
-  field: string,
-): T | undefined {
-  return value === undefined ? undefined : check(value, field);
-}
 
 /** Checks every rule of the serve options (the input may come from plain JavaScript) and fills in defaults. */
 export function normalizeServeOptions(input: unknown): NormalizedServe {

@@ -6,8 +6,18 @@ import { hasControlCharacter, hasWhitespace } from "./text.js";
 // Each check takes the raw value (callers may be plain JavaScript) and the field's name, and either returns
 // the value typed or throws a ServeConfigError naming the field, the rule and what was given.
 
-function refuse(field: string, rule: string, value: unknown): never {
+/** Throws the ServeConfigError for `field`: the rule broken and what was given. */
+export function refuse(field: string, rule: string, value: unknown): never {
   throw new ServeConfigError(field, rule, describeValue(value));
+}
+
+/** `check(value)` when the option was given, undefined when it was not. */
+export function optional<T>(
+  value: unknown,
+  check: (value: unknown, field: string) => T,
+  field: string,
+): T | undefined {
+  return value === undefined ? undefined : check(value, field);
 }
 
 export function checkString(value: unknown, field: string): string {

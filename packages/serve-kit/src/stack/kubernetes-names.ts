@@ -1,6 +1,4 @@
-import { describeValue } from "@finetune-studio/internal";
-import { ServeConfigError } from "../errors.js";
-import { checkString } from "../internal/validate.js";
+import { checkString, refuse } from "../internal/validate.js";
 
 // Kubernetes' own rules for the names these builders write, so `helm install` and `kubectl apply` do not
 // refuse them later, far from the option that caused it.
@@ -10,10 +8,6 @@ const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0
 const SECRET_KEY = /^[-._a-zA-Z0-9]+$/;
 // A quantity as `kubectl` writes one: a number and an optional binary or decimal suffix.
 const QUANTITY = /^([0-9]+(\.[0-9]+)?|\.[0-9]+)(Ki|Mi|Gi|Ti|Pi|Ei|m|k|M|G|T|P|E)?$/;
-
-function refuse(field: string, rule: string, value: unknown): never {
-  throw new ServeConfigError(field, rule, describeValue(value));
-}
 
 /** A DNS label (RFC 1123): what Kubernetes requires of namespaces, Helm of release names, and pods of host names. */
 export function checkDnsLabel(value: unknown, field: string, maxLength = 63): string {

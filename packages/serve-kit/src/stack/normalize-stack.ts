@@ -4,7 +4,14 @@ import { ServeConfigError } from "../errors.js";
 import { type NormalizedServe, normalizeServeOptions } from "../internal/normalize.js";
 import { ownedFlagSetBy } from "../internal/owned-flags.js";
 import { hasControlCharacter, hasWhitespace } from "../internal/text.js";
-import { checkKnownKeys, checkObject, checkPositiveInteger, checkString } from "../internal/validate.js";
+import {
+  checkKnownKeys,
+  checkObject,
+  checkPositiveInteger,
+  checkString,
+  optional,
+  refuse,
+} from "../internal/validate.js";
 import { CHART_HOSTNAME_SUFFIX, CHART_PVC_MOUNT_PATH } from "./chart.js";
 import {
   checkDnsLabel,
@@ -78,18 +85,6 @@ export interface NormalizedStack {
   sessionKey: string | undefined;
   runtimeClassName: string | undefined;
   startupTimeoutSeconds: number;
-}
-
-function refuse(field: string, rule: string, value: unknown): never {
-  throw new ServeConfigError(field, rule, describeValue(value));
-}
-
-function optional<T>(
-  value: unknown,
-  check: (value: unknown, field: string) => T,
-  field: string,
-): T | undefined {
-  return value === undefined ? undefined : check(value, field);
 }
 
 function oneOf<T extends string>(allowed: readonly T[]) {
