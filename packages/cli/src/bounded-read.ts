@@ -1,3 +1,5 @@
+import { readAtMost } from "@finetune-studio/internal";
+
 // Reading from a server we do not trust: every read has a deadline and a size cap, redirects are not
 // followed (an answer from elsewhere is not the instance's), and a failure is classified for the user.
 
@@ -48,26 +50,8 @@ export async function readCapped(response: Response, maxBytes: number): Promise<
     await response.body?.cancel();
     throw new ReadProblem("too-large", `the answer is larger than ${maxBytes} bytes`);
   }
-  const reader = response.body?.getReader();
-  if (reader === undefined) return new Uint8Array();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel();
-      throw new ReadProblem("too-large", `the answer is larger than ${maxBytes} bytes`);
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(total);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.byteLength;
-  }
+  const bytes = response.body === null ? new Uint8Array() : await readAtMost(response.body, maxBytes);
+  if (bytes === undefined) throw new ReadProblem("too-large", `the answer is larger than ${maxBytes} bytes`);
   return bytes;
 }
 

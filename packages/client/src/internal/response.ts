@@ -1,3 +1,4 @@
+import { readAtMost } from "@finetune-studio/internal";
 import {
   StudioApiError,
   StudioAuthError,
@@ -29,27 +30,11 @@ export function decodeText(bytes: Uint8Array): string {
  */
 export async function readBody(response: Response, limit: number, where: string): Promise<Uint8Array | null> {
   if (response.body === null) return null;
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
-    total += chunk.value.byteLength;
-    if (total > limit) {
-      reader.cancel().catch(() => undefined);
-      throw new StudioError(
-        `${where} answered ${response.status} with a body over maxResponseBytes (${limit} bytes); reading stopped there`,
-      );
-    }
-    chunks.push(chunk.value);
-  }
-  if (chunks.length === 1) return chunks[0] as Uint8Array;
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
+  const bytes = await readAtMost(response.body, limit);
+  if (bytes !== undefined) return bytes;
+  throw new StudioError(
+    `${where} answered ${response.status} with a body over maxResponseBytes (${limit} bytes); reading stopped there`,
+  );
 }
 
 /** The error for a non-2xx (or redirected) answer whose body, if read, is `bytes`. */
