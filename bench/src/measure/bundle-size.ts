@@ -2,7 +2,8 @@
 // ESM, minified, tree-shaken, as an app's bundler would), then the output is gzipped at level 9.
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
-import { build, type Plugin } from "esbuild";
+import { bundleForBrowser } from "@finetune-studio/testing";
+import type { Plugin } from "esbuild";
 import { kib, ratio } from "../format.js";
 import { markdownTable } from "../table.js";
 
@@ -40,20 +41,7 @@ export async function bundleSize(
   resolveDir = benchDir,
   plugins: Plugin[] = [],
 ): Promise<BundleSize> {
-  const result = await build({
-    stdin: { contents: source, resolveDir, loader: "js" },
-    plugins,
-    // Sources bundled directly reach the private internal package's Node-only helpers, which tree-shaking
-    // drops; left external, they never stop a browser build.
-    external: ["node:*"],
-    bundle: true,
-    minify: true,
-    platform: "browser",
-    format: "esm",
-    target: "es2022",
-    write: false,
-    logLevel: "silent",
-  });
+  const result = await bundleForBrowser({ stdin: { contents: source, resolveDir, loader: "js" }, plugins });
   const code = result.outputFiles[0]?.contents ?? new Uint8Array();
   return { minified: code.byteLength, gzipped: gzipSync(code, { level: 9 }).byteLength };
 }

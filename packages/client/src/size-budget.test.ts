@@ -4,7 +4,8 @@
 // empty class: what an app pays before it streams. Growing past a budget should be a decision, so raise it
 // in the same commit as the code that needs it, and say why.
 import { gzipSync } from "node:zlib";
-import { build, type Plugin } from "esbuild";
+import { bundleForBrowser } from "@finetune-studio/testing";
+import type { Plugin } from "esbuild";
 import { describe, expect, it } from "vitest";
 
 /**
@@ -31,22 +32,10 @@ function packageOf(input: string): string {
 }
 
 async function measure(from: string, plugins: Plugin[] = []) {
-  const result = await build({
-    entryPoints: [from],
-    bundle: true,
-    minify: true,
-    platform: "browser",
-    format: "esm",
-    target: "es2022",
-    write: false,
-    metafile: true,
-    logLevel: "silent",
-    // The sources reach the private internal package's barrel, whose Node-only helpers (process groups, the
-    // port probe) the client never calls: left external, tree-shaking drops them, and the check below
-    // proves no Node import is left in what a browser would load.
-    external: ["node:*"],
-    plugins,
-  });
+  // The sources reach the private internal package's barrel, whose Node-only helpers (process groups, the
+  // port probe) the client never calls: tree-shaking drops them, and the check below proves no Node
+  // import is left in what a browser would load.
+  const result = await bundleForBrowser({ entryPoints: [from], plugins });
   const code = result.outputFiles[0]?.contents ?? new Uint8Array();
   expect(new TextDecoder().decode(code)).not.toMatch(/["']node:/);
   // Workspace packages (the contract's limits from types, the private internal one) resolve to their own

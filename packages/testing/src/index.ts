@@ -1,3 +1,4 @@
+export { bundleForBrowser } from "./browser-bundle.js";
 export { type ChatMockProcess, startChatMockProcess } from "./chat-mock/child.js";
 export { type ChatSchemaCheck, chatExample, chatSchema } from "./chat-mock/contract.js";
 export { type ChatMock, type ChatMockOptions, startChatMock } from "./chat-mock/server.js";

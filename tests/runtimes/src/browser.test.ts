@@ -1,9 +1,8 @@
-// The client as a web page uses it: bundled from the npm-installed tarball with esbuild (browser platform,
-// ESM, minified, as the bench measures it and an app's bundler would build it), loaded by a page in
+// The client as a web page uses it: bundled from the npm-installed tarball by bundleForBrowser (browser
+// platform, ESM, minified: what the bench measures and an app's bundler builds), loaded by a page in
 // Debian's Chromium, calling the shared Prism mocks on another origin, so every call is a real CORS request.
 import { createServer, type Server } from "node:http";
-import { getFreePort, launchChromium } from "@finetune-studio/testing";
-import { build } from "esbuild";
+import { bundleForBrowser, getFreePort, launchChromium } from "@finetune-studio/testing";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 
@@ -37,15 +36,8 @@ function usePage(): Page {
 type PageWindow = { client: any };
 
 beforeAll(async () => {
-  const result = await build({
+  const result = await bundleForBrowser({
     stdin: { contents: 'export * from "@finetune-studio/client";', resolveDir: consumerDir, loader: "js" },
-    bundle: true,
-    minify: true,
-    platform: "browser",
-    format: "esm",
-    target: "es2022",
-    write: false,
-    logLevel: "silent",
   });
   bundle = result.outputFiles[0]?.text ?? "";
   pageServer = createServer((request, response) => {
