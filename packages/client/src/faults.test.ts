@@ -19,6 +19,7 @@ import type { StudioRequestLog } from "./logger.js";
 import { createStudioClient, type StudioClientOptions } from "./studio.js";
 import { type FaultServer, type Handler, reply, startFaultServer } from "./test/fault-server.js";
 import { fullTree, ids, scoredTrace } from "./test/fixtures.js";
+import { expectSecretNowhere } from "./test/no-secret.js";
 
 const CANARY = "canary-tok-5f0c8a2e-do-not-leak";
 /** Keeps retries fast where the pause itself is not under test. */
@@ -47,18 +48,8 @@ async function failureOf(call: Promise<unknown>): Promise<unknown> {
     },
     (e: unknown) => e,
   );
-  expectNoCanary(error);
+  expectSecretNowhere(error, CANARY);
   return error;
-}
-
-function expectNoCanary(error: unknown): void {
-  const views = [
-    String(error),
-    error instanceof Error ? (error.stack ?? "") : "",
-    JSON.stringify(error),
-    inspect(error, { depth: Number.POSITIVE_INFINITY, showHidden: true }),
-  ];
-  for (const view of views) expect(view).not.toContain(CANARY);
 }
 
 beforeEach(() => {
@@ -233,7 +224,7 @@ describe("the token never leaks", () => {
       error = e;
     }
     expect(error).toBeInstanceOf(StudioError);
-    expectNoCanary(error);
+    expectSecretNowhere(error, CANARY);
   });
 
   it("does not quote a token pasted in place of the base URL", () => {
@@ -244,7 +235,7 @@ describe("the token never leaks", () => {
       error = e;
     }
     expect(error).toBeInstanceOf(StudioError);
-    expectNoCanary(error);
+    expectSecretNowhere(error, CANARY);
   });
 
   it("keeps the chat client's api key out of its errors too", async () => {

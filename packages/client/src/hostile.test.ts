@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import type { ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { inspect, promisify } from "node:util";
+import { promisify } from "node:util";
 import { createGzip } from "node:zlib";
 import { build } from "esbuild";
 import { afterEach, describe, expect, it } from "vitest";
@@ -29,6 +29,7 @@ import {
   processingRecommendations,
   scoredTrace,
 } from "./test/fixtures.js";
+import { expectSecretNowhere } from "./test/no-secret.js";
 
 const CANARY = "canary-tok-7d1e4b90-do-not-leak";
 const MiB = 1024 * 1024;
@@ -57,14 +58,7 @@ async function failureOf(call: Promise<unknown>): Promise<Error> {
     (e: unknown) => e,
   );
   expect(error).toBeInstanceOf(Error);
-  for (const view of [
-    String(error),
-    (error as Error).stack ?? "",
-    JSON.stringify(error),
-    inspect(error, { depth: Number.POSITIVE_INFINITY, showHidden: true }),
-  ]) {
-    expect(view).not.toContain(CANARY);
-  }
+  expectSecretNowhere(error, CANARY);
   expect((error as Error).message.length).toBeLessThanOrEqual(MAX_MESSAGE_LENGTH);
   return error as Error;
 }

@@ -1,13 +1,14 @@
 // chat streaming against a real node:http server sending vLLM's exact stream, framed every hostile way,
 // read by our ChatCompletionStream and by the official openai package side by side.
-import { inspect } from "node:util";
 import { chatSchema } from "@finetune-studio/testing";
 import type { ChatCompletionChunk } from "@finetune-studio/types";
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
 import { StudioConnectionError, StudioError, StudioStreamError, StudioTimeoutError } from "../errors.js";
+import { expectSecretNowhere } from "../test/no-secret.js";
 import {
   bytesOf,
+  endlessStream,
   type Script,
   SSE_HEADERS,
   type SseServer,
@@ -89,17 +90,6 @@ async function collectUntilFailure<T>(iterable: AsyncIterable<T>): Promise<{ ite
 
 function deltas(chunks: readonly ChatCompletionChunk[]): string[] {
   return chunks.map((chunk) => chunk.choices[0]?.delta?.content ?? "");
-}
-
-function expectNoCanary(error: unknown): void {
-  for (const view of [
-    String(error),
-    (error as Error).stack ?? "",
-    JSON.stringify(error),
-    inspect(error, { depth: Number.POSITIVE_INFINITY, showHidden: true }),
-  ]) {
-    expect(view).not.toContain(CANARY);
-  }
 }
 
 const within = <T>(promise: Promise<T>, what: string) =>
@@ -249,7 +239,7 @@ describe("failures inside a 200", { timeout: TEST_TIMEOUT_MS }, () => {
       param: undefined,
     });
     expect(streamError.message).toContain("engine dead while serving key [redacted]");
-    expectNoCanary(error);
+    expectSecretNowhere(error, CANARY);
 
     // openai stops at the same place and throws too.
     const theirsResult = await collectUntilFailure(await theirs(server));
@@ -361,17 +351,6 @@ describe("failures inside a 200", { timeout: TEST_TIMEOUT_MS }, () => {
 });
 
 describe("closing the connection", { timeout: TEST_TIMEOUT_MS }, () => {
-  /** A server that never stops: one chunk every 20 ms until the client hangs up. */
-  const endless: Script = async (response) => {
-    response.writeHead(200, SSE_HEADERS);
-    const [first, second] = textEvents();
-    await writePieces(response, [`data: ${first}\n\n`]);
-    while (!response.destroyed) {
-      await writePieces(response, [`data: ${second}\n\n`]);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  };
-
   it("a stream read to [DONE] leaves its connection open for the next request", async () => {
     // The end of the body comes a moment after [DONE], in its own packet: the stream waits for it.
     const server = await serve(async (response) => {
@@ -398,14 +377,14 @@ describe("closing the connection", { timeout: TEST_TIMEOUT_MS }, () => {
   });
 
   it("breaking out of the loop closes the connection", async () => {
-    const server = await serve(endless);
+    const server = await serve(endlessStream);
     let seen = 0;
     for await (const _ of await ours(server)) if (++seen === 3) break;
     await within(server.requests[0]?.closed as Promise<void>, "the socket closing");
   });
 
   it("returning the iterator before reading closes the connection and rejects finalCompletion()", async () => {
-    const server = await serve(endless);
+    const server = await serve(endlessStream);
     const stream = await ours(server);
     await stream[Symbol.asyncIterator]().return?.();
     await within(server.requests[0]?.closed as Promise<void>, "the socket closing");
@@ -413,13 +392,13 @@ describe("closing the connection", { timeout: TEST_TIMEOUT_MS }, () => {
   });
 
   it("breaking out of textStream() closes the connection", async () => {
-    const server = await serve(endless);
+    const server = await serve(endlessStream);
     for await (const _ of (await ours(server)).textStream()) break;
     await within(server.requests[0]?.closed as Promise<void>, "the socket closing");
   });
 
   it("aborting the signal rejects with its reason and closes the connection", async () => {
-    const server = await serve(endless);
+    const server = await serve(endlessStream);
     const controller = new AbortController();
     const reason = new Error("user left the page");
     const stream = await ours(server, { signal: controller.signal });
@@ -439,7 +418,7 @@ describe("closing the connection", { timeout: TEST_TIMEOUT_MS }, () => {
   });
 
   it("a signal aborted before reading rejects at once", async () => {
-    const server = await serve(endless);
+    const server = await serve(endlessStream);
     const stream = await ours(server, { signal: AbortSignal.abort() });
     await expect(stream.finalCompletion()).rejects.toMatchObject({ name: "AbortError" });
     await within(server.requests[0]?.closed as Promise<void>, "the socket closing");

@@ -6,6 +6,7 @@ import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
 import { StudioStreamError } from "../errors.js";
 import {
+  endlessStream,
   type Script,
   SSE_HEADERS,
   type SseServer,
@@ -111,15 +112,7 @@ describe("toReadableStream / fromReadableStream", { timeout: TEST_TIMEOUT_MS }, 
   });
 
   it("the far side breaking off closes the upstream connection", async () => {
-    const upstream = await serve(async (response) => {
-      response.writeHead(200, SSE_HEADERS);
-      const [first, second] = textEvents();
-      await writePieces(response, [`data: ${first}\n\n`]);
-      while (!response.destroyed) {
-        await writePieces(response, [`data: ${second}\n\n`]);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-    });
+    const upstream = await serve(endlessStream);
     const app = await relay(upstream);
     let seen = 0;
     for await (const _ of await farSide(app)) if (++seen === 3) break;

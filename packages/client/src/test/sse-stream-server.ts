@@ -5,6 +5,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { getFreePort } from "@finetune-studio/testing";
 import { afterEach } from "vitest";
+import { textEvents } from "./vllm-stream.js";
 
 export type Script = (response: ServerResponse, request: IncomingMessage) => Promise<void> | void;
 
@@ -87,6 +88,17 @@ export async function writePieces(
     await tick();
   }
 }
+
+/** A stream that never ends: one chunk every 20 ms until the client hangs up. */
+export const endlessStream: Script = async (response) => {
+  response.writeHead(200, SSE_HEADERS);
+  const [first, second] = textEvents();
+  await writePieces(response, [`data: ${first}\n\n`]);
+  while (!response.destroyed) {
+    await writePieces(response, [`data: ${second}\n\n`]);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+};
 
 /** The bytes of `text`, one per piece. */
 export function bytesOf(text: string): Buffer[] {
