@@ -1,12 +1,11 @@
-import { describeValue, isIpAddress } from "@finetune-studio/internal";
-import { ServeConfigError } from "./errors.js";
+import { isIpAddress } from "@finetune-studio/internal";
 import { clientConfig, serverEnv } from "./internal/client-config.js";
 import { hostPort } from "./internal/hosts.js";
 import { type NormalizedServe, normalizeServeOptions } from "./internal/normalize.js";
 import { vllmServeArguments } from "./internal/serve-arguments.js";
 import { toShellText } from "./internal/shell.js";
 import { hasControlCharacter, hasWhitespace } from "./internal/text.js";
-import { checkKnownKeys, checkObject } from "./internal/validate.js";
+import { checkKnownKeys, checkObject, refuse } from "./internal/validate.js";
 import { serveWarnings } from "./internal/warnings.js";
 import type { ServeCommand, ServeOptions } from "./serve-options.js";
 
@@ -37,7 +36,7 @@ export function buildDockerCommand(options: ServeOptions, docker: DockerOptions 
   const image = checkImage(docker.image ?? DEFAULT_VLLM_IMAGE);
   const cache = checkCacheDir(docker.hfCacheDir ?? DEFAULT_HF_CACHE_VOLUME);
   if (!isIpAddress(normalized.host)) {
-    throw new ServeConfigError("host", "must be an IP address for docker -p", describeValue(normalized.host));
+    refuse("host", "must be an IP address for docker -p", normalized.host);
   }
   const publish = `${hostPort(normalized.host, normalized.port)}:${normalized.port}`;
   const mounts = localPathMounts(normalized).flatMap((path) => ["-v", `${path}:${path}:ro`]);
@@ -71,11 +70,7 @@ export function buildDockerCommand(options: ServeOptions, docker: DockerOptions 
 
 function checkImage(image: unknown): string {
   if (typeof image !== "string" || image === "" || image.startsWith("-") || hasWhitespace(image)) {
-    throw new ServeConfigError(
-      "docker.image",
-      "must be an image reference such as vllm/vllm-openai:<tag>",
-      describeValue(image),
-    );
+    refuse("docker.image", "must be an image reference such as vllm/vllm-openai:<tag>", image);
   }
   return image;
 }
@@ -87,11 +82,7 @@ function checkCacheDir(dir: unknown): string {
     !dir.includes(":") &&
     (dir.startsWith("/") || VOLUME_NAME.test(dir));
   if (!ok) {
-    throw new ServeConfigError(
-      "docker.hfCacheDir",
-      "must be an absolute directory or a volume name, without ':'",
-      describeValue(dir),
-    );
+    refuse("docker.hfCacheDir", "must be an absolute directory or a volume name, without ':'", dir);
   }
   checkMountSource(dir, "docker.hfCacheDir");
   return dir;
@@ -105,12 +96,12 @@ const TOO_WIDE = /^\/(?:(?:root|home|Users)(?:\/[^/]+)?)?$/;
 function checkMountSource(path: string, field: string): void {
   const normal = path.replace(/\/(?:\.?\/)+/g, "/").replace(/\/\.?$/, "") || "/";
   if (TOO_WIDE.test(normal)) {
-    throw new ServeConfigError(
+    refuse(
       field,
       normal === "/"
         ? "must not be / for docker: the container runs as root and would get the host's whole file system"
         : "must not be a whole home directory for docker: the container runs as root and would get its keys and tokens; mount the directory that holds the files",
-      describeValue(path),
+      path,
     );
   }
 }
@@ -130,19 +121,15 @@ function localPathMounts(options: NormalizedServe): string[] {
   const mounts: string[] = [];
   for (const [field, reference] of references) {
     if (/^(~|\.\.?(\/|$))/.test(reference)) {
-      throw new ServeConfigError(
+      refuse(
         field,
         "must be an absolute path or a hub repository for docker: a relative path does not exist in the container",
-        describeValue(reference),
+        reference,
       );
     }
     if (!reference.startsWith("/")) continue;
     if (reference.includes(":")) {
-      throw new ServeConfigError(
-        field,
-        "must not hold ':' to be mounted with docker -v",
-        describeValue(reference),
-      );
+      refuse(field, "must not hold ':' to be mounted with docker -v", reference);
     }
     checkMountSource(reference, field);
     if (!mounts.includes(reference)) mounts.push(reference);

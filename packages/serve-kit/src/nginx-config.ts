@@ -1,7 +1,6 @@
-import { describeValue, isLoopbackHost, isWildcardHost } from "@finetune-studio/internal";
-import { ServeConfigError } from "./errors.js";
+import { isLoopbackHost, isWildcardHost } from "@finetune-studio/internal";
 import { hostPort, parseHostPort } from "./internal/hosts.js";
-import { checkHost, checkKnownKeys, checkObject, checkPort } from "./internal/validate.js";
+import { checkHost, checkKnownKeys, checkObject, checkPort, refuse } from "./internal/validate.js";
 
 export interface NginxConfigOptions {
   /**
@@ -37,11 +36,7 @@ function checkReadTimeout(value: unknown): number {
 
 function checkSeconds(value: unknown, field: string, max: number): number {
   if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > max) {
-    throw new ServeConfigError(
-      field,
-      `must be a whole number of seconds from 1 to ${max}`,
-      describeValue(value),
-    );
+    refuse(field, `must be a whole number of seconds from 1 to ${max}`, value);
   }
   return value;
 }
@@ -116,25 +111,17 @@ export function nginxConfig(options: NginxConfigOptions): string {
 
 function checkUpstreams(value: unknown, listen: { host: string; port: number }): Upstream[] {
   if (!Array.isArray(value) || value.length === 0) {
-    throw new ServeConfigError(
-      "upstreams",
-      "must list at least one host:port or unix:/path",
-      describeValue(value),
-    );
+    refuse("upstreams", "must list at least one host:port or unix:/path", value);
   }
   const seen = new Set<string>();
   return value.map((item: unknown, index) => {
     const field = `upstreams[${index}]`;
     const upstream = parseUpstream(item, field);
     const key = upstreamText(upstream);
-    if (seen.has(key)) throw new ServeConfigError(field, "must not repeat an instance", describeValue(item));
+    if (seen.has(key)) refuse(field, "must not repeat an instance", item);
     seen.add(key);
     if (!("socket" in upstream) && sameEndpoint(upstream, listen)) {
-      throw new ServeConfigError(
-        field,
-        "must not be the address nginx listens on (requests would loop)",
-        describeValue(item),
-      );
+      refuse(field, "must not be the address nginx listens on (requests would loop)", item);
     }
     return upstream;
   });
@@ -147,10 +134,10 @@ function parseUpstream(item: unknown, field: string): Upstream {
   if (typeof item === "string" && item.startsWith("unix:")) {
     const socket = item.slice("unix:".length);
     if (!SOCKET_PATH.test(socket)) {
-      throw new ServeConfigError(
+      refuse(
         field,
         "must be unix: and an absolute path of letters, digits, '.', '_', '-' and '/' (at most 200)",
-        describeValue(item),
+        item,
       );
     }
     return { socket };

@@ -1,8 +1,7 @@
-import { describeValue } from "@finetune-studio/internal";
 import type { Recommendations, RecommendedExperiment, RecommendedModel } from "@finetune-studio/types";
 import { ServeConfigError } from "./errors.js";
 import { normalizeServeOptions } from "./internal/normalize.js";
-import { checkKnownKeys, checkObject, checkReference } from "./internal/validate.js";
+import { checkKnownKeys, checkObject, checkReference, refuse } from "./internal/validate.js";
 import type { FullServeOptions, LoraServeOptions, ServeOptions } from "./serve-options.js";
 
 /** Where the fine-tuned weights are, which also says how they are served. One shape or the other. */
@@ -124,21 +123,21 @@ export function serveConfigFromRecommendations(
 function checkStatus(recs: Record<string, unknown>): void {
   const snapshot = typeof recs.snapshot_id === "string" ? ` for snapshot ${recs.snapshot_id}` : "";
   if (recs.status === "processing") {
-    throw new ServeConfigError(
+    refuse(
       "recommendations.status",
       `must be "completed": the studio is still computing the recommendations${snapshot}; wait and read them again`,
-      describeValue(recs.status),
+      recs.status,
     );
   }
   if (recs.status === "failed") {
-    throw new ServeConfigError(
+    refuse(
       "recommendations.status",
       `must be "completed": the studio failed to compute recommendations${snapshot}, so there is nothing to serve`,
-      describeValue(recs.status),
+      recs.status,
     );
   }
   if (recs.status !== "completed") {
-    throw new ServeConfigError("recommendations.status", 'must be "completed"', describeValue(recs.status));
+    refuse("recommendations.status", 'must be "completed"', recs.status);
   }
 }
 
@@ -149,11 +148,7 @@ function chooseRecommendation(recs: Record<string, unknown>): Choice {
   if (experiment !== undefined) {
     const field = `recommendations.recommended_experiments[${experimentIndex}]`;
     if (typeof experiment.lora !== "boolean") {
-      throw new ServeConfigError(
-        `${field}.lora`,
-        "must be true or false to tell LoRA from full",
-        describeValue(experiment.lora),
-      );
+      refuse(`${field}.lora`, "must be true or false to tell LoRA from full", experiment.lora);
     }
     return { field, baseModelId: experiment.base_model_id, lora: experiment.lora };
   }
@@ -205,11 +200,7 @@ function chooseKind(choice: Choice, opts: AnyOptions): boolean {
 function mapBaseModel(choice: Choice, mapping: unknown): string {
   const id = choice.baseModelId;
   if (typeof id !== "string" || id === "") {
-    throw new ServeConfigError(
-      `${choice.field}.base_model_id`,
-      "must be a non-empty string",
-      describeValue(id),
-    );
+    refuse(`${choice.field}.base_model_id`, "must be a non-empty string", id);
   }
   if (mapping === undefined) return checkReference(id, `${choice.field}.base_model_id`);
   const table = checkObject(mapping, "baseModelMapping");

@@ -1,5 +1,5 @@
-import { describeValue, isHostname, isIPv6, isIpAddress, isWildcardHost } from "@finetune-studio/internal";
-import { ServeConfigError } from "../errors.js";
+import { isHostname, isIPv6, isIpAddress, isWildcardHost } from "@finetune-studio/internal";
+import { refuse } from "./validate.js";
 
 // How a listen address is written where a client or a proxy connects to it. What counts as loopback, a
 // wildcard or an IP literal is decided once, in @finetune-studio/internal.
@@ -24,11 +24,7 @@ export function parseHostPort(item: unknown, field: string): { host: string; por
   const hostOk =
     host !== undefined && (match?.[1] !== undefined ? isIPv6(host) : isIpAddress(host) || isHostname(host));
   if (!hostOk || !Number.isInteger(port) || port < 1 || port > 65535) {
-    throw new ServeConfigError(
-      field,
-      "must be host:port with a port from 1 to 65535 ([addr]:port for IPv6)",
-      describeValue(item),
-    );
+    refuse(field, "must be host:port with a port from 1 to 65535 ([addr]:port for IPv6)", item);
   }
   return { host, port };
 }

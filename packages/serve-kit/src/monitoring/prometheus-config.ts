@@ -1,8 +1,6 @@
-import { describeValue } from "@finetune-studio/internal";
 import { stringify } from "yaml";
-import { ServeConfigError } from "../errors.js";
 import { hostPort, parseHostPort } from "../internal/hosts.js";
-import { checkKnownKeys, checkObject } from "../internal/validate.js";
+import { checkKnownKeys, checkObject, refuse } from "../internal/validate.js";
 
 /** The rules file `prometheusConfig` loads unless told otherwise; `studio-serve prometheus --out` writes it. */
 export const DEFAULT_PROMETHEUS_RULES_FILE = "studio-serve-rules.yml";
@@ -40,11 +38,7 @@ export function prometheusConfig(options: PrometheusConfigOptions): string {
   const jobName = checkJobName(input.jobName);
   const rulesFile = input.rulesFile ?? DEFAULT_PROMETHEUS_RULES_FILE;
   if (typeof rulesFile !== "string" || !RULES_FILE.test(rulesFile)) {
-    throw new ServeConfigError(
-      "rulesFile",
-      "must be a file name ending in .yml or .yaml, without a directory",
-      describeValue(rulesFile),
-    );
+    refuse("rulesFile", "must be a file name ending in .yml or .yaml, without a directory", rulesFile);
   }
   const config = {
     global: {
@@ -72,32 +66,28 @@ export function prometheusConfig(options: PrometheusConfigOptions): string {
 export function checkJobName(value: unknown, field = "jobName"): string {
   if (value === undefined) return "vllm";
   if (typeof value !== "string" || !JOB_NAME.test(value)) {
-    throw new ServeConfigError(
-      field,
-      "must match [A-Za-z_][A-Za-z0-9_-]* (at most 64 characters)",
-      describeValue(value),
-    );
+    refuse(field, "must match [A-Za-z_][A-Za-z0-9_-]* (at most 64 characters)", value);
   }
   return value;
 }
 
 function checkSeconds(value: unknown, field: string): number {
   if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > 3600) {
-    throw new ServeConfigError(field, "must be an integer from 1 to 3600", describeValue(value));
+    refuse(field, "must be an integer from 1 to 3600", value);
   }
   return value;
 }
 
 function checkTargets(value: unknown): string[] {
   if (!Array.isArray(value) || value.length === 0) {
-    throw new ServeConfigError("targets", "must list at least one host:port", describeValue(value));
+    refuse("targets", "must list at least one host:port", value);
   }
   const seen = new Set<string>();
   return value.map((item: unknown, index) => {
     const field = `targets[${index}]`;
     const { host, port } = parseHostPort(item, field);
     const target = hostPort(host, port);
-    if (seen.has(target)) throw new ServeConfigError(field, "must not repeat a target", describeValue(item));
+    if (seen.has(target)) refuse(field, "must not repeat a target", item);
     seen.add(target);
     return target;
   });

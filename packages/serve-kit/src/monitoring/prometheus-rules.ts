@@ -1,7 +1,5 @@
-import { describeValue } from "@finetune-studio/internal";
 import { stringify } from "yaml";
-import { ServeConfigError } from "../errors.js";
-import { checkKnownKeys, checkObject } from "../internal/validate.js";
+import { checkKnownKeys, checkObject, refuse } from "../internal/validate.js";
 import { checkJobName } from "./prometheus-config.js";
 import { VLLM_ERROR_FINISH_REASONS, VLLM_METRICS } from "./vllm-metric-names.js";
 
@@ -59,11 +57,7 @@ export function resolveThresholds(value: unknown): Required<PrometheusThresholds
   const names = Object.keys(BOUNDS) as (keyof PrometheusThresholds)[];
   for (const key of Object.keys(input)) {
     if (!(names as string[]).includes(key)) {
-      throw new ServeConfigError(
-        `thresholds.${key}`,
-        `is not a threshold; known thresholds: ${names.join(", ")}`,
-        describeValue(input[key]),
-      );
+      refuse(`thresholds.${key}`, `is not a threshold; known thresholds: ${names.join(", ")}`, input[key]);
     }
   }
   const resolved = {} as Required<PrometheusThresholds>;
@@ -73,10 +67,10 @@ export function resolveThresholds(value: unknown): Required<PrometheusThresholds
     if (!withinBound(given, bound)) {
       const kind = bound.integer ? "an integer" : "a number";
       const from = bound.minExclusive ? `above ${bound.min}` : `from ${bound.min}`;
-      throw new ServeConfigError(
+      refuse(
         `thresholds.${name}`,
         `must be ${kind} ${from} ${bound.minExclusive ? "and at most" : "to"} ${bound.max}`,
-        describeValue(given),
+        given,
       );
     }
     resolved[name] = given as number;

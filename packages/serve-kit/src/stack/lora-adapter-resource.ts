@@ -1,6 +1,5 @@
-import { describeValue } from "@finetune-studio/internal";
-import { ServeConfigError } from "../errors.js";
 import type { NormalizedLora } from "../internal/normalize.js";
+import { refuse } from "../internal/validate.js";
 import type { LoraAdapter, ServeOptions } from "../serve-options.js";
 import { LORA_ADAPTER_API_VERSION } from "./chart.js";
 import { dnsLabelFrom } from "./kubernetes-names.js";
@@ -23,10 +22,10 @@ export function buildLoraAdapterResource(
   const stack = normalizeLoraStack(config, options);
   const adapter = stack.serve.adapters.find((candidate) => candidate.name === adapterName);
   if (adapter === undefined) {
-    throw new ServeConfigError(
+    refuse(
       "adapterName",
       `must be one of the configuration's adapters: ${stack.serve.adapters.map((a) => a.name).join(", ")}`,
-      describeValue(adapterName),
+      adapterName,
     );
   }
   return loraAdapterResource(stack, adapter);
@@ -43,10 +42,10 @@ export function buildLoraAdapterResources(
     const resource = loraAdapterResource(stack, adapter);
     const other = adapterByResource.get(resource.metadata.name);
     if (other !== undefined) {
-      throw new ServeConfigError(
+      refuse(
         `adapters[${i}].name`,
         `must differ from "${other}" in more than case and punctuation: both would name the resource "${resource.metadata.name}"`,
-        describeValue(adapter.name),
+        adapter.name,
       );
     }
     adapterByResource.set(resource.metadata.name, adapter.name);
@@ -59,17 +58,13 @@ type LoraStack = NormalizedStack & { serve: NormalizedLora };
 function normalizeLoraStack(config: ServeOptions, options: StackOptions): LoraStack {
   const stack = normalizeStackOptions(config, options);
   if (stack.serve.kind !== "lora") {
-    throw new ServeConfigError(
-      "kind",
-      "must be 'lora' for LoraAdapter resources",
-      describeValue(stack.serve.kind),
-    );
+    refuse("kind", "must be 'lora' for LoraAdapter resources", stack.serve.kind);
   }
   if (stack.adapterLoading !== "runtime") {
-    throw new ServeConfigError(
+    refuse(
       "adapterLoading",
       "must be 'runtime' for LoraAdapter resources: with 'static' the engines load the adapters themselves, and the controller would load them twice",
-      describeValue(options.adapterLoading),
+      options.adapterLoading,
     );
   }
   return stack as LoraStack;

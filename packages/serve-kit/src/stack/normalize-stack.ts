@@ -1,6 +1,4 @@
-import { describeValue } from "@finetune-studio/internal";
 import { DEFAULT_VLLM_IMAGE } from "../docker-command.js";
-import { ServeConfigError } from "../errors.js";
 import { type NormalizedServe, normalizeServeOptions } from "../internal/normalize.js";
 import { ownedFlagSetBy } from "../internal/owned-flags.js";
 import { hasControlCharacter, hasWhitespace } from "../internal/text.js";
@@ -360,10 +358,10 @@ function checkExtraArgsAgainstChart(stack: NormalizedStack): void {
   stack.serve.extraArgs.forEach((argument, index) => {
     const flag = /^-tp(=|$)/.test(argument) ? "--tensor-parallel-size" : ownedFlagSetBy(argument, owned);
     if (flag !== undefined) {
-      throw new ServeConfigError(
+      refuse(
         `extraArgs[${index}]`,
         `must not set ${flag} on Kubernetes, which the chart writes; use ${owned[flag]}`,
-        describeValue(argument),
+        argument,
       );
     }
   });

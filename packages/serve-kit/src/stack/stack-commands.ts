@@ -1,8 +1,7 @@
-import { describeValue } from "@finetune-studio/internal";
 import { ServeConfigError } from "../errors.js";
 import { toShellText } from "../internal/shell.js";
 import { hasControlCharacter } from "../internal/text.js";
-import { checkKnownKeys, checkObject } from "../internal/validate.js";
+import { checkKnownKeys, checkObject, refuse } from "../internal/validate.js";
 import type { ServeOptions } from "../serve-options.js";
 import { VLLM_STACK_CHART } from "./chart.js";
 import { type NormalizedStack, normalizeStackOptions } from "./normalize-stack.js";
@@ -170,11 +169,7 @@ function createSecret(
 
 function checkFilePath(value: unknown, field: string): string {
   if (typeof value !== "string" || value === "" || value.startsWith("-") || hasControlCharacter(value)) {
-    throw new ServeConfigError(
-      field,
-      "must be a file path that does not start with '-' and holds no control characters",
-      describeValue(value),
-    );
+    refuse(field, "must be a file path that does not start with '-' and holds no control characters", value);
   }
   return value;
 }
@@ -191,22 +186,14 @@ function checkSecretSource(value: unknown, field: string): SecretSource {
   }
   if ("env" in source) {
     if (typeof source.env !== "string" || !ENV_NAME.test(source.env)) {
-      throw new ServeConfigError(
-        `${field}.env`,
-        "must be an environment variable name",
-        describeValue(source.env),
-      );
+      refuse(`${field}.env`, "must be an environment variable name", source.env);
     }
     return { env: source.env };
   }
   const file = checkFilePath(source.file, `${field}.file`);
   // kubectl reads --from-file as a comma-separated (CSV) list, so a ',' or '"' would split or mangle the path.
   if (/[,"]/.test(file)) {
-    throw new ServeConfigError(
-      `${field}.file`,
-      "must not hold ',' or '\"', which kubectl's --from-file list would split",
-      describeValue(file),
-    );
+    refuse(`${field}.file`, "must not hold ',' or '\"', which kubectl's --from-file list would split", file);
   }
   return { file };
 }
