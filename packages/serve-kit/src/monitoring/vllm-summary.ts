@@ -46,8 +46,10 @@ export interface ReadableVllmMetrics extends VllmLoad {
   readonly intervalSeconds: number | null;
   /** A counter went down between the scrapes: the server restarted, so rates count from its restart. */
   readonly restarted: boolean;
-  /** The same figures for each model_name, for an instance whose page carries several. */
+  /** The same figures for each model_name (the first `MAX_MODELS_SUMMARISED` in name order). */
   readonly perModel: Readonly<Record<string, VllmLoad>>;
+  /** How many models the page names beyond those `perModel` holds. */
+  readonly perModelOmitted: number;
 }
 
 export interface UnreadableVllmMetrics {
@@ -57,13 +59,14 @@ export interface UnreadableVllmMetrics {
 
 export type VllmMetricsSummary = ReadableVllmMetrics | UnreadableVllmMetrics;
 
-type Filter = (sample: MetricSample) => boolean;
+/** At most this many models get figures of their own in `perModel`; the rest count in `perModelOmitted`. */
+export const MAX_MODELS_SUMMARISED = 100;
 
 /**
  * Summarises a vLLM instance from its `/metrics` page: `later` is the current scrape, `earlier` (optional)
  * one taken a moment before, from which token rates are counter increases over the time between them.
  * Garbage, a page that is not vLLM's, or one past the limits gives `{ readable: false, reason }`; it never
- * throws.
+ * throws. The cost grows linearly with the page: every sample is indexed once by name and by model.
  */
 export function summarizeVllmMetrics(
   later: MetricsScrape,
@@ -77,86 +80,97 @@ export function summarizeVllmMetrics(
     return { readable: false, reason: "the page holds no vLLM metrics (is this a vLLM server?)" };
   }
   const previous = earlier === undefined ? undefined : parseExposition(earlier.text, limits);
-  const before = previous?.ok ? previous.samples.filter((sample) => sample.name.startsWith("vllm:")) : [];
+  const before = previous?.ok
+    ? previous.samples.filter((sample) => sample.name.startsWith("vllm:"))
+    : undefined;
   const seconds = previous?.ok ? (later.timeMs - (earlier?.timeMs ?? 0)) / 1000 : Number.NaN;
   const interval = Number.isFinite(seconds) && seconds > 0 ? seconds : null;
-  const reader = new LoadReader(samples, previous?.ok ? before : undefined, interval);
+  const whole = new LoadReader(samples, before, interval);
 
-  const models = [...new Set(samples.map((sample) => sample.labels.model_name).filter(isString))].sort();
+  const byModel = groupBy(samples, (sample) => sample.labels.model_name);
+  const beforeByModel =
+    before === undefined ? undefined : groupBy(before, (sample) => sample.labels.model_name);
+  const models = [...byModel.keys()].sort();
   const perModel: Record<string, VllmLoad> = {};
-  for (const model of models) perModel[model] = reader.load((sample) => sample.labels.model_name === model);
-  const adapters = loraAdapters(samples);
+  let restarted = false;
+  for (const model of models.slice(0, MAX_MODELS_SUMMARISED)) {
+    const reader = new LoadReader(
+      byModel.get(model) ?? [],
+      beforeByModel?.get(model) ?? (before && []),
+      interval,
+    );
+    perModel[model] = reader.load();
+    restarted ||= reader.restarted;
+  }
+  const load = whole.load();
   return {
     readable: true,
     models,
-    ...reader.load(() => true),
-    ...adapters,
+    ...load,
+    ...loraAdapters(samples),
     intervalSeconds: interval,
-    restarted: reader.restarted,
+    restarted: restarted || whole.restarted,
     perModel,
+    perModelOmitted: Math.max(0, models.length - MAX_MODELS_SUMMARISED),
   };
 }
 
+/** The figures of one set of samples (an instance, or one model on it), each name looked up once. */
 class LoadReader {
   restarted = false;
+  private readonly byName: Map<string, MetricSample[]>;
+  private readonly beforeByName: Map<string, MetricSample[]> | undefined;
 
   constructor(
-    private readonly samples: readonly MetricSample[],
-    private readonly before: readonly MetricSample[] | undefined,
+    samples: readonly MetricSample[],
+    before: readonly MetricSample[] | undefined,
     private readonly interval: number | null,
-  ) {}
+  ) {
+    this.byName = groupBy(samples, (sample) => sample.name);
+    this.beforeByName = before === undefined ? undefined : groupBy(before, (sample) => sample.name);
+  }
 
-  load(filter: Filter): VllmLoad {
+  load(): VllmLoad {
     const gauge = (names: readonly string[], combine: (values: number[]) => number) => {
-      const values = this.pick(this.samples, names, "", filter).map((sample) => sample.value);
+      const values = this.pick(this.byName, names, "").map((sample) => sample.value);
       return values.length === 0 ? null : combine(values);
     };
     const rate = (names: readonly string[]) => {
       if (this.interval === null) return null;
-      const increase = this.increase(names, "", filter);
+      const increase = this.increase(names, "");
       return increase === null ? null : increase / this.interval;
     };
     const total = (names: readonly string[]) => gauge(names, sum);
     return {
       requestsRunning: gauge(VLLM_METRICS.requestsRunning, sum),
       requestsWaiting: gauge(VLLM_METRICS.requestsWaiting, sum),
-      kvCacheUsage: gauge(VLLM_METRICS.kvCacheUsage, (values) => Math.max(...values)),
+      kvCacheUsage: gauge(VLLM_METRICS.kvCacheUsage, largest),
       promptTokensPerSecond: rate(VLLM_METRICS.promptTokens),
       generationTokensPerSecond: rate(VLLM_METRICS.generationTokens),
-      timeToFirstToken: this.percentiles(VLLM_METRICS.timeToFirstToken, filter),
-      e2eLatency: this.percentiles(VLLM_METRICS.e2eLatency, filter),
+      timeToFirstToken: this.percentiles(VLLM_METRICS.timeToFirstToken),
+      e2eLatency: this.percentiles(VLLM_METRICS.e2eLatency),
       preemptions: total(VLLM_METRICS.preemptions),
-      finishedRequests: this.byReason(filter),
+      finishedRequests: this.byReason(),
     };
   }
 
   /** The samples of the first name in `names` that the page has (current name before deprecated one). */
-  private pick(
-    samples: readonly MetricSample[],
-    names: readonly string[],
-    suffix: string,
-    filter: Filter,
-  ): MetricSample[] {
+  private pick(index: Map<string, MetricSample[]>, names: readonly string[], suffix: string): MetricSample[] {
     for (const name of names) {
-      const found = samples.filter((sample) => sample.name === name + suffix && filter(sample));
-      if (found.length > 0) return found.filter((sample) => !Number.isNaN(sample.value));
+      const found = index.get(name + suffix);
+      if (found !== undefined) return found.filter((sample) => !Number.isNaN(sample.value));
     }
     return [];
   }
 
   /** Per-series increase between the scrapes, reset-aware as Prometheus' increase(), summed by `key`. */
-  private increases(
-    names: readonly string[],
-    suffix: string,
-    filter: Filter,
-    key: (s: MetricSample) => string,
-  ) {
+  private increases(names: readonly string[], suffix: string, key: (s: MetricSample) => string) {
     const earlier = new Map<string, number>();
-    for (const sample of this.pick(this.before ?? [], names, suffix, filter)) {
+    for (const sample of this.pick(this.beforeByName ?? new Map(), names, suffix)) {
       earlier.set(seriesKey(sample), sample.value);
     }
     const sums = new Map<string, number>();
-    for (const sample of this.pick(this.samples, names, suffix, filter)) {
+    for (const sample of this.pick(this.byName, names, suffix)) {
       const was = earlier.get(seriesKey(sample)) ?? 0;
       if (sample.value < was) this.restarted = true;
       const increase = sample.value < was ? sample.value : sample.value - was;
@@ -165,18 +179,18 @@ class LoadReader {
     return sums;
   }
 
-  private increase(names: readonly string[], suffix: string, filter: Filter): number | null {
-    if (this.pick(this.samples, names, suffix, filter).length === 0) return null;
-    return sum([...this.increases(names, suffix, filter, () => "").values()]);
+  private increase(names: readonly string[], suffix: string): number | null {
+    if (this.pick(this.byName, names, suffix).length === 0) return null;
+    return sum([...this.increases(names, suffix, () => "").values()]);
   }
 
-  private percentiles(names: readonly string[], filter: Filter): LatencyPercentiles | null {
+  private percentiles(names: readonly string[]): LatencyPercentiles | null {
     const bucketsOf = (counts: Map<string, number>): HistogramBucket[] =>
       [...counts].map(([le, count]) => ({ le: Number(le === "+Inf" ? Infinity : le), count }));
     const le = (sample: MetricSample) => String(parseLe(sample.labels.le));
     const windowed =
-      this.before === undefined ? undefined : bucketsOf(this.increases(names, "_bucket", filter, le));
-    const sinceStart = bucketsOf(sumBy(this.pick(this.samples, names, "_bucket", filter), le));
+      this.beforeByName === undefined ? undefined : bucketsOf(this.increases(names, "_bucket", le));
+    const sinceStart = bucketsOf(sumBy(this.pick(this.byName, names, "_bucket"), le));
     for (const [buckets, window] of [
       [windowed, "between-scrapes"],
       [sinceStart, "since-start"],
@@ -190,13 +204,36 @@ class LoadReader {
     return null;
   }
 
-  private byReason(filter: Filter): Record<string, number> {
+  private byReason(): Record<string, number> {
     const totals = sumBy(
-      this.pick(this.samples, VLLM_METRICS.requestsFinished, "", filter),
+      this.pick(this.byName, VLLM_METRICS.requestsFinished, ""),
       (sample) => sample.labels.finished_reason ?? "unknown",
     );
     return Object.fromEntries([...totals].sort(([a], [b]) => a.localeCompare(b)));
   }
+}
+
+/** The samples under each key, in page order; samples without a key are left out. */
+function groupBy(
+  samples: readonly MetricSample[],
+  key: (sample: MetricSample) => string | undefined,
+): Map<string, MetricSample[]> {
+  const groups = new Map<string, MetricSample[]>();
+  for (const sample of samples) {
+    const name = key(sample);
+    if (name === undefined) continue;
+    const group = groups.get(name);
+    if (group === undefined) groups.set(name, [sample]);
+    else group.push(sample);
+  }
+  return groups;
+}
+
+/** The largest value, without spreading a list (a page may hold more series than the call stack has room for). */
+function largest(values: readonly number[]): number {
+  let max = Number.NEGATIVE_INFINITY;
+  for (const value of values) if (value > max) max = value;
+  return max;
 }
 
 function loraAdapters(samples: readonly MetricSample[]) {
@@ -241,8 +278,4 @@ function seriesKey(sample: MetricSample): string {
 
 function sum(values: readonly number[]): number {
   return values.reduce((total, value) => total + value, 0);
-}
-
-function isString(value: string | undefined): value is string {
-  return typeof value === "string";
 }
