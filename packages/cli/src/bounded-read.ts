@@ -20,12 +20,22 @@ export class ReadProblem extends Error {
   }
 }
 
-/** GETs `url` within `timeoutMs`, reading at most `maxBytes` of its body; never follows a redirect. */
+/**
+ * GETs `url` within `timeoutMs` (and before `signal`, a deadline the caller shares across several reads),
+ * reading at most `maxBytes` of its body; never follows a redirect.
+ */
 export async function boundedGet(
   url: string,
-  options: { timeoutMs: number; maxBytes: number; headers?: Record<string, string>; fetch?: typeof fetch },
+  options: {
+    timeoutMs: number;
+    maxBytes: number;
+    headers?: Record<string, string>;
+    fetch?: typeof fetch;
+    signal?: AbortSignal;
+  },
 ): Promise<BoundedAnswer> {
-  const signal = AbortSignal.timeout(options.timeoutMs);
+  const timeout = AbortSignal.timeout(options.timeoutMs);
+  const signal = options.signal === undefined ? timeout : AbortSignal.any([timeout, options.signal]);
   try {
     const response = await (options.fetch ?? fetch)(url, {
       redirect: "manual",

@@ -29,6 +29,8 @@ export interface ProbeOptions {
   /** Sent on /v1 routes (vLLM's --api-key); only over https or to this machine. */
   apiKey?: string;
   fetch?: typeof fetch;
+  /** Ends every read of this probe at once: `status` gives each look at an instance one deadline. */
+  signal?: AbortSignal;
 }
 
 const MAX_HEALTH_BYTES = 64 * 1024;
@@ -47,6 +49,7 @@ export async function probeInstance(
       maxBytes,
       ...(headers ? { headers } : {}),
       ...(options.fetch ? { fetch: options.fetch } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
     });
   const status: InstanceStatus = { url, state: "up", detail: null, models: null, metrics: null };
   try {
@@ -99,6 +102,7 @@ export async function scrapeMetrics(url: string, options: ProbeOptions): Promise
       timeoutMs: options.timeoutMs,
       maxBytes: MAX_METRICS_BYTES,
       ...(options.fetch ? { fetch: options.fetch } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
     });
     if (answer.status !== 200) return `/metrics answered ${answer.status}`;
     return { text: answer.text, timeMs: performance.now() };

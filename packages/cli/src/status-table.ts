@@ -1,3 +1,4 @@
+import { escapeForTerminal } from "@finetune-studio/internal";
 import type { LatencyPercentiles } from "@finetune-studio/serve-kit";
 import type { InstanceStatus } from "./status-probe.js";
 
@@ -17,6 +18,9 @@ const RIGHT = new Set([2, 3, 4, 5, 6, 9]);
 const NONE = "-";
 
 /**
+ * Every string in the table that a server gave (model ids, adapter names, reasons quoting its answer) goes
+ * through `escapeForTerminal`: a model id can hold ESC, C1 or bidirectional characters.
+ *
  * The status of each instance for people: one row of figures, then a line naming its models and adapters
  * (or why it is not up). Rates and percentiles cover the time between the two scrapes.
  */
@@ -49,7 +53,7 @@ export function formatStatusTable(statuses: readonly InstanceStatus[]): string {
 
 function figures(status: InstanceStatus): string[] {
   const metrics = status.metrics;
-  if (status.state !== "up") return [status.url, status.state, status.detail ?? ""];
+  if (status.state !== "up") return [status.url, status.state, escapeForTerminal(status.detail ?? "")];
   if (metrics === null || !metrics.readable)
     return [status.url, status.state, ...HEADERS.slice(2).map(() => NONE)];
   return [
@@ -67,6 +71,10 @@ function figures(status: InstanceStatus): string[] {
 }
 
 function secondLine(status: InstanceStatus): string {
+  return escapeForTerminal(secondLineText(status));
+}
+
+function secondLineText(status: InstanceStatus): string {
   if (status.state !== "up") return "";
   const parts: string[] = [];
   if (status.models !== null) {

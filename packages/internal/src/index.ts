@@ -11,5 +11,5 @@ export {
   type SpawnGroupOptions,
   spawnGroup,
 } from "./process-group.js";
-export { escapeForTerminal, hasTerminalControl } from "./terminal.js";
+export { escapeForTerminal, hasTerminalControl, jsonForTerminal } from "./terminal.js";
 export { MAX_TIMER_MS } from "./timers.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { escapeForTerminal, hasTerminalControl } from "./terminal.js";
+import { escapeForTerminal, hasTerminalControl, jsonForTerminal } from "./terminal.js";
 
 describe("escapeForTerminal", () => {
   it.each([
@@ -20,5 +20,15 @@ describe("escapeForTerminal", () => {
       expect(hasTerminalControl(text)).toBe(false);
       expect(escapeForTerminal(text)).toBe(text);
     }
+  });
+});
+
+describe("jsonForTerminal", () => {
+  it("writes C1, DEL and bidirectional characters as escapes, and parses back to the same value", () => {
+    const value = { id: "a\u009b2Jb\u202ec\u007f\u0085", nested: ["\u001b]0;x\u0007", "модель"] };
+    const text = jsonForTerminal(value, 2);
+    expect(hasTerminalControl(text.replaceAll("\n", ""))).toBe(false);
+    expect(text).toContain("\\u009b");
+    expect(JSON.parse(text)).toEqual(value);
   });
 });

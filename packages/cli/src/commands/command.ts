@@ -1,5 +1,6 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { jsonForTerminal } from "@finetune-studio/internal";
 import { buildDockerCommand, buildServeCommand } from "@finetune-studio/serve-kit";
 import { ExitCode } from "../exit-codes.js";
 import { SERVE_FLAGS } from "../help.js";
@@ -35,7 +36,7 @@ function runCommand(args: readonly string[], io: CliIo): number {
         })
       : buildServeCommand(options);
   if (values.json === true) {
-    io.out(`${JSON.stringify(result, null, 2)}\n`);
+    io.out(`${jsonForTerminal(result, 2)}\n`);
   } else {
     const envPrefix = keyReference === undefined ? "" : `VLLM_API_KEY="${keyReference}" `;
     io.out(`${envPrefix}${result.shell}\n`);

@@ -1,3 +1,4 @@
+import { jsonForTerminal } from "@finetune-studio/internal";
 import { checkListenAddress } from "@finetune-studio/serve-kit";
 import { evaluateDoctor, formatDoctorTable } from "../doctor-checks.js";
 import { probeDoctor } from "../doctor-probes.js";
@@ -24,7 +25,7 @@ async function runDoctor(args: readonly string[], io: CliIo): Promise<number> {
   const { host, port } = checkListenAddress({ host: values.host, port: numberOrRaw(values.port) });
   const results = evaluateDoctor(await probeDoctor(io.env, host, port));
   const ok = results.every((result) => result.status !== "fail");
-  if (values.json === true) io.out(`${JSON.stringify({ ok, checks: results }, null, 2)}\n`);
+  if (values.json === true) io.out(`${jsonForTerminal({ ok, checks: results }, 2)}\n`);
   else io.out(formatDoctorTable(results));
   return ok ? ExitCode.Ok : ExitCode.Failure;
 }

@@ -1,10 +1,11 @@
+import { jsonForTerminal } from "@finetune-studio/internal";
 import type { MetricsScrape } from "@finetune-studio/serve-kit";
 import { ExitCode } from "../exit-codes.js";
 import { callControl } from "../fleet/control.js";
 import { controlSocketOf, runtimeDirOf } from "../fleet/runtime-dir.js";
 import { type CliIo, UsageError } from "../io.js";
 import { parseCommandLine } from "../serve-args.js";
-import { type InstanceStatus, probeInstance } from "../status-probe.js";
+import { type InstanceStatus, type ProbeOptions, probeInstance } from "../status-probe.js";
 import { formatStatusTable } from "../status-table.js";
 import type { CliCommand } from "./command-type.js";
 import { controlPort } from "./reload.js";
@@ -52,7 +53,7 @@ async function runStatus(args: readonly string[], io: CliIo): Promise<number> {
   try {
     const previous = new Map<string, MetricsScrape>();
     const refresh = async () => {
-      const results = await Promise.all(urls.map((url) => probeInstance(url, options, previous.get(url))));
+      const results = await Promise.all(urls.map((url) => probeWithin(url, options, previous.get(url))));
       previous.clear();
       results.forEach((result, index) => {
         const url = urls[index];
@@ -69,14 +70,14 @@ async function runStatus(args: readonly string[], io: CliIo): Promise<number> {
     if (values.watch !== true) {
       io.out(
         values.json === true
-          ? `${JSON.stringify({ instances: statuses }, null, 2)}\n`
+          ? `${jsonForTerminal({ instances: statuses }, 2)}\n`
           : formatStatusTable(statuses),
       );
       return allUp(statuses);
     }
     for (let shown = 1; ; shown++) {
       if (values.json === true)
-        io.out(`${JSON.stringify({ time: new Date().toISOString(), instances: statuses })}\n`);
+        io.out(`${jsonForTerminal({ time: new Date().toISOString(), instances: statuses })}\n`);
       else io.out(`${REDRAW}${watchHeader(intervalSeconds)}\n${formatStatusTable(statuses)}`);
       if (count !== undefined && shown >= count) return allUp(statuses);
       if (!(await sleep(intervalSeconds * 1000, stop.signal))) return ExitCode.Ok;
@@ -86,6 +87,24 @@ async function runStatus(args: readonly string[], io: CliIo): Promise<number> {
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
+  }
+}
+
+/**
+ * One look at an instance: /health, /v1/models and /metrics share one deadline of --timeout, so a server
+ * that answers each read just in time cannot stretch it; and whatever goes wrong with one instance is
+ * reported for that instance while the others are still shown.
+ */
+async function probeWithin(
+  url: string,
+  options: ProbeOptions,
+  earlier: MetricsScrape | undefined,
+): Promise<{ status: InstanceStatus; scrape: MetricsScrape | undefined }> {
+  try {
+    return await probeInstance(url, { ...options, signal: AbortSignal.timeout(options.timeoutMs) }, earlier);
+  } catch (error) {
+    const detail = `could not be read: ${error instanceof Error ? error.message : String(error)}`;
+    return { status: { url, state: "garbage", detail, models: null, metrics: null }, scrape: undefined };
   }
 }
 
@@ -196,7 +215,8 @@ Options:
   --watch                   redraw the table every interval until Ctrl-C
   --count N                 with --watch: stop after N refreshes
   --interval S              seconds between the two reads, and between refreshes (default 2)
-  --timeout S               seconds each request may take (default 5)
+  --timeout S               seconds each look at an instance may take, its /health, /v1/models and
+                            /metrics reads together (default 5); one look never waits longer
   --json                    JSON for scripts (with --watch, one JSON object per line and refresh)
   --api-key-env NAME        the key vLLM was started with, for /v1/models (default: VLLM_API_KEY);
                             sent only over https or to this machine
