@@ -5,6 +5,11 @@ export interface CliIo {
   /** Everything else: progress, warnings, errors, vLLM's logs. */
   err(text: string): void;
   env: NodeJS.ProcessEnv;
+  /**
+   * When `err` is behind (its reader is slow), a promise that settles once it has caught up; otherwise
+   * undefined. A child's output is paused meanwhile, so launch never buffers without bound.
+   */
+  errCaughtUp?(): Promise<void> | undefined;
 }
 
 /** A bad command line, reported as one line and exit code 2. */

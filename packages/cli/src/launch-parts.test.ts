@@ -1,10 +1,14 @@
 import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { exitCodeOf } from "@finetune-studio/internal";
 import { buildServeCommand } from "@finetune-studio/serve-kit";
 import { describe, expect, it } from "vitest";
 import { clientSnippet } from "./client-snippet.js";
 import { crashHints } from "./crash-hints.js";
+import { LogFile } from "./launch/log-file.js";
 import { LogLines, RecentLines } from "./log-lines.js";
+import { tempDir } from "./test/cli-process.js";
 
 describe("crashHints", () => {
   it.each([
@@ -38,10 +42,44 @@ describe("LogLines", () => {
     expect(lines.at(-1)).toBe("last without newline");
   });
 
+  it("keeps a chunk-by-chunk progress bar to its last state, with no newline until the end", () => {
+    const lines: string[] = [];
+    const splitter = new LogLines((line) => lines.push(line));
+    for (const percent of [10, 20, 30]) splitter.push(`\rDownloading ${percent}%`);
+    splitter.push("\r");
+    splitter.push("\n");
+    splitter.push("a\r");
+    splitter.push("b\n");
+    expect(lines).toEqual(["Downloading 30%", "b"]);
+  });
+
+  it("keeps at most maxChars of a line that never ends, and says how much more there was", () => {
+    const lines: string[] = [];
+    const splitter = new LogLines((line) => lines.push(line), 10);
+    for (let i = 0; i < 1000; i++) splitter.push("x".repeat(100));
+    splitter.push("\nnext\n");
+    expect(lines).toEqual([`${"x".repeat(10)}… (99990 more characters not kept)`, "next"]);
+  });
+
   it("RecentLines keeps the last lines only", () => {
     const recent = new RecentLines(2);
     for (const line of ["a", "b", "c"]) recent.add(line);
     expect(recent.lines()).toEqual(["b", "c"]);
+  });
+});
+
+describe("LogFile", () => {
+  it("rotates to <name>.1 past its size, so the log never holds more than two files' worth", () => {
+    const path = join(tempDir("log-file-"), "vllm-8000.log");
+    const log = new LogFile(path, 100);
+    for (let i = 0; i < 30; i++) log.write(`line ${String(i).padStart(3, "0")} of the log`);
+    log.close();
+    const current = readFileSync(path, "utf8");
+    const previous = readFileSync(`${path}.1`, "utf8");
+    expect(Buffer.byteLength(current)).toBeLessThanOrEqual(100);
+    expect(Buffer.byteLength(previous)).toBeLessThanOrEqual(100);
+    expect(current.trimEnd().split("\n").at(-1)).toBe("line 029 of the log");
+    expect(previous.split("\n")[0]).toMatch(/^line 0\d\d of the log$/);
   });
 });
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // The \`studio-serve\` executable: real streams and environment around runCli.
+import { once } from "node:events";
 import { escapeForTerminal } from "@finetune-studio/internal";
 import { runCli } from "./run.js";
 
@@ -9,6 +10,8 @@ try {
     out: (text) => process.stdout.write(text),
     err: (text) => process.stderr.write(text),
     env: process.env,
+    errCaughtUp: () =>
+      process.stderr.writableNeedDrain ? once(process.stderr, "drain").then(() => undefined) : undefined,
   });
 } catch (error) {
   // A bug, not bad input: one line, no stack trace. Every command has stopped what it started by now.

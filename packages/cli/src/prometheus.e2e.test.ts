@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { prometheusConfig, prometheusRules } from "@finetune-studio/serve-kit";
@@ -54,6 +54,21 @@ describe("studio-serve prometheus", { timeout: 60_000 }, () => {
     expect(checked.output).toContain("SUCCESS: 5 rules found");
     const rulesChecked = await promtool(["check", "rules", "studio-serve-rules.yml"], out);
     expect(rulesChecked.code, rulesChecked.output).toBe(0);
+  });
+
+  it("--out writes both files or neither: a rules file that cannot be written leaves prometheus.yml as it was", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "studio-prometheus-cli-"));
+    dirs.push(dir);
+    writeFileSync(join(dir, "prometheus.yml"), "# the operator's own\n");
+    mkdirSync(join(dir, "studio-serve-rules.yml"));
+    const result = await runCapture(["prometheus", "--target", "127.0.0.1:8001", "--out", dir]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      `--out: ${join(dir, "studio-serve-rules.yml")}: is a directory, not a file it may replace; nothing was written`,
+    );
+    expect(result.stderr).not.toContain("unexpected error");
+    expect(readFileSync(join(dir, "prometheus.yml"), "utf8")).toBe("# the operator's own\n");
+    expect(readdirSync(dir).sort()).toEqual(["prometheus.yml", "studio-serve-rules.yml"]);
   });
 
   it("prints both files without --out", async () => {

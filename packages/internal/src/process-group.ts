@@ -92,6 +92,13 @@ export function spawnGroup(
       if (stopping !== undefined) return stopping;
       stopping = (async () => {
         signal(first);
+        // Once the main process is gone, what is left are its workers, orphaned: a worker may ignore the
+        // SIGINT its parent handled, so the group gets SIGTERM at once instead of at the end of the grace.
+        if (first !== "SIGTERM" && first !== "SIGKILL") {
+          void exited.then(() => {
+            if (alive()) signal("SIGTERM");
+          });
+        }
         const forced = new Promise<void>((resolve) => {
           hurry = resolve;
         });

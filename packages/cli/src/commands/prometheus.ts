@@ -1,5 +1,5 @@
-import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { escapeForTerminal } from "@finetune-studio/internal";
 import {
   DEFAULT_PROMETHEUS_RULES_FILE,
   type PrometheusThresholds,
@@ -9,6 +9,7 @@ import {
 } from "@finetune-studio/serve-kit";
 import { ExitCode } from "../exit-codes.js";
 import { type CliIo, UsageError } from "../io.js";
+import { FileWriteError, writeFilesTogether } from "../safe-files.js";
 import { parseCommandLine } from "../serve-args.js";
 import type { CliCommand } from "./command-type.js";
 
@@ -70,9 +71,17 @@ function runPrometheus(args: readonly string[], io: CliIo): number {
     io.out(`# ${CONFIG_FILE}\n${config}---\n# ${DEFAULT_PROMETHEUS_RULES_FILE}\n${rules}`);
     return ExitCode.Ok;
   }
-  mkdirSync(out, { recursive: true });
-  writeFileSync(join(out, CONFIG_FILE), config);
-  writeFileSync(join(out, DEFAULT_PROMETHEUS_RULES_FILE), rules);
+  try {
+    // Both or neither: a prometheus.yml whose rules file is missing or stale would be worse than none.
+    writeFilesTogether(out, [
+      { name: CONFIG_FILE, text: config },
+      { name: DEFAULT_PROMETHEUS_RULES_FILE, text: rules },
+    ]);
+  } catch (error) {
+    if (!(error instanceof FileWriteError)) throw error;
+    io.err(`studio-serve: --out: ${escapeForTerminal(error.message)}\n`);
+    return ExitCode.Failure;
+  }
   io.out(`${join(out, CONFIG_FILE)}\n${join(out, DEFAULT_PROMETHEUS_RULES_FILE)}\n`);
   io.err(
     `studio-serve: wrote ${CONFIG_FILE} and ${DEFAULT_PROMETHEUS_RULES_FILE} in ${out}; check them with ` +

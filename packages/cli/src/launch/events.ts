@@ -1,4 +1,5 @@
-import { appendFileSync } from "node:fs";
+import { closeSync, writeSync } from "node:fs";
+import { openToAppend } from "../safe-files.js";
 
 /**
  * What launch itself did, as JSON lines a log collector can read (`<log-dir>/events.jsonl`): one object per
@@ -17,11 +18,20 @@ export interface EventLog {
   write(event: LaunchEvent): void;
 }
 
-/** Appends each event to `path`, one line each, synchronously so a crash loses none. */
+/**
+ * Appends each event to `path`, one line each, synchronously so a crash loses none, never through a
+ * symbolic link. Opening it once here refuses a planted link before anything starts.
+ */
 export function eventFile(path: string, instance: string): EventLog {
+  closeSync(openToAppend(path));
   return {
     write(event) {
-      appendFileSync(path, `${JSON.stringify({ time: new Date().toISOString(), instance, ...event })}\n`);
+      const fd = openToAppend(path);
+      try {
+        writeSync(fd, `${JSON.stringify({ time: new Date().toISOString(), instance, ...event })}\n`);
+      } finally {
+        closeSync(fd);
+      }
     },
   };
 }

@@ -1,17 +1,19 @@
-import { mkdirSync, openSync } from "node:fs";
+import { lstatSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { escapeForTerminal, probePort } from "@finetune-studio/internal";
 import { ExitCode } from "../exit-codes.js";
 import type { CliIo } from "../io.js";
+import { FileWriteError } from "../safe-files.js";
 import { findExecutable } from "../which.js";
 import { type EventLog, eventFile, NO_EVENTS } from "./events.js";
+import { LogFile } from "./log-file.js";
 import type { LaunchPlan } from "./plan.js";
 
 /** What step 2 found: where vllm is, and where its output and launch's events go. */
 export interface Prepared {
   vllmPath: string;
-  /** vLLM's output, as it printed it (`<log-dir>/<instance>.log`), open for appending. */
-  logFd: number | undefined;
+  /** vLLM's output, as it printed it (`<log-dir>/<instance>.log`, rotated to `.log.1`), open for appending. */
+  log: LogFile | undefined;
   logFile: string | undefined;
   /** `<log-dir>/<instance>.pid`: the process group id, for when launch itself is killed. */
   pidFile: string | undefined;
@@ -41,22 +43,36 @@ export async function preflight(plan: LaunchPlan, io: CliIo): Promise<Prepared |
     return ExitCode.Failure;
   }
   if (plan.logDir === undefined) {
-    return { vllmPath, logFd: undefined, logFile: undefined, pidFile: undefined, events: NO_EVENTS };
+    return { vllmPath, log: undefined, logFile: undefined, pidFile: undefined, events: NO_EVENTS };
   }
   const logFile = join(plan.logDir, `${plan.instance}.log`);
+  const pidFile = join(plan.logDir, `${plan.instance}.pid`);
   try {
     mkdirSync(plan.logDir, { recursive: true, mode: 0o700 });
-    const logFd = openSync(logFile, "a", 0o600);
-    return {
-      vllmPath,
-      logFd,
-      logFile,
-      pidFile: join(plan.logDir, `${plan.instance}.pid`),
-      events: eventFile(join(plan.logDir, "events.jsonl"), plan.instance),
-    };
+    // A planted link is refused here, before vLLM starts, for each file launch will create.
+    if (lstatOrUndefined(pidFile)?.isSymbolicLink()) {
+      throw new FileWriteError(
+        `${pidFile}: is a symbolic link; it is not followed (remove it, or choose another directory)`,
+      );
+    }
+    const events = eventFile(join(plan.logDir, "events.jsonl"), plan.instance);
+    return { vllmPath, log: new LogFile(logFile), logFile, pidFile, events };
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code ?? String(error);
-    io.err(`studio-serve: --log-dir: cannot write to ${escapeForTerminal(plan.logDir)} (${reason})\n`);
+    const reason =
+      error instanceof FileWriteError
+        ? error.message
+        : ((error as NodeJS.ErrnoException).code ?? String(error));
+    io.err(
+      `studio-serve: --log-dir: cannot write to ${escapeForTerminal(plan.logDir)} (${escapeForTerminal(reason)})\n`,
+    );
     return ExitCode.Failure;
+  }
+}
+
+function lstatOrUndefined(path: string) {
+  try {
+    return lstatSync(path);
+  } catch {
+    return undefined;
   }
 }

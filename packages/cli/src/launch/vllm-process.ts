@@ -1,7 +1,9 @@
-import { closeSync, rmSync, writeFileSync, writeSync } from "node:fs";
+import type { ChildProcess } from "node:child_process";
+import { rmSync } from "node:fs";
 import { type ChildExit, escapeForTerminal, type ProcessGroup, spawnGroup } from "@finetune-studio/internal";
 import type { CliIo } from "../io.js";
 import { LogLines, RecentLines } from "../log-lines.js";
+import { FileWriteError, writeFreshFile } from "../safe-files.js";
 import type { LaunchPlan } from "./plan.js";
 import type { Prepared } from "./preflight.js";
 
@@ -24,17 +26,22 @@ export function startVllm(plan: LaunchPlan, prepared: Prepared, io: CliIo): Runn
   const log = (line: string) => {
     recent.add(line);
     io.err(`[vllm] ${escapeForTerminal(line)}\n`);
-    if (prepared.logFd !== undefined) writeSync(prepared.logFd, `${line}\n`);
+    prepared.log?.write(line);
   };
   const streams = { stdout: new LogLines(log), stderr: new LogLines(log) };
   io.err(`studio-serve: running ${escapeForTerminal(plan.built.shell)}\n`);
   const group = spawnGroup(prepared.vllmPath, plan.built.argv.slice(1), {
     env: { ...io.env, ...plan.built.env },
-    onOutput: (stream, chunk) => streams[stream].push(chunk),
+    onOutput: (stream, chunk) => {
+      streams[stream].push(chunk);
+      holdWhileBehind(io, group.child);
+    },
   });
+  // Listened for from the start: 'close' can come in the same turn as 'exit', before a later listener.
+  const pipesClosed = new Promise((resolve) => group.child.once("close", resolve));
   const pgid = group.pgid;
   if (pgid !== undefined) {
-    if (prepared.pidFile !== undefined) writeFileSync(prepared.pidFile, `${pgid}\n`, { mode: 0o600 });
+    if (prepared.pidFile !== undefined) writePidFile(prepared.pidFile, pgid, io);
     io.err(
       `studio-serve: vLLM started (pid ${pgid}, process group ${pgid}). If studio-serve is killed, stop vLLM with: kill -TERM -- -${pgid}\n`,
     );
@@ -47,8 +54,11 @@ export function startVllm(plan: LaunchPlan, prepared: Prepared, io: CliIo): Runn
     ...(prepared.logFile === undefined ? {} : { logFile: prepared.logFile }),
   });
   // The pipes may stay open while an orphaned worker holds them: wait a moment for the last lines only.
+  // The timer is not unref'd: were it the only thing left, Node would exit before the exit is reported.
   const exited = group.exited.then(async (exit) => {
-    await Promise.race([new Promise((resolve) => group.child.once("close", resolve)), delay(500)]);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([pipesClosed, new Promise((resolve) => (timer = setTimeout(resolve, 500)))]);
+    clearTimeout(timer);
     streams.stdout.flush();
     streams.stderr.flush();
     return exit;
@@ -62,12 +72,30 @@ export function startVllm(plan: LaunchPlan, prepared: Prepared, io: CliIo): Runn
       await group.stop({ graceMs: plan.stopGraceMs, signal });
       if (closed) return;
       closed = true;
-      if (prepared.logFd !== undefined) closeSync(prepared.logFd);
+      prepared.log?.close();
       if (prepared.pidFile !== undefined) rmSync(prepared.pidFile, { force: true });
     },
   };
 }
 
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+/** Back-pressure: while launch's stderr is behind, vLLM's pipes are not read (vLLM waits, launch does not grow). */
+function holdWhileBehind(io: CliIo, child: ChildProcess): void {
+  const caughtUp = io.errCaughtUp?.();
+  if (caughtUp === undefined || child.stdout?.isPaused()) return;
+  child.stdout?.pause();
+  child.stderr?.pause();
+  void caughtUp.then(() => {
+    child.stdout?.resume();
+    child.stderr?.resume();
+  });
+}
+
+/** The group id for `kill -- -<pgid>` after launch is gone; a planted link in its place is not followed. */
+function writePidFile(path: string, pgid: number, io: CliIo): void {
+  try {
+    writeFreshFile(path, `${pgid}\n`);
+  } catch (error) {
+    if (!(error instanceof FileWriteError)) throw error;
+    io.err(`studio-serve: --log-dir: no pid file: ${escapeForTerminal(error.message)}\n`);
+  }
 }
