@@ -72,6 +72,7 @@ export const STACK_FIELD_FLAGS: Readonly<Record<string, string>> = {
   apiKeySecret: "--api-key-secret",
   "hfTokenSecret.name": "--hf-token-secret name",
   "hfTokenSecret.key": "--hf-token-secret key",
+  hfTokenSecret: "--hf-token-secret",
   "storage.size": "--storage-pvc",
   "storage.storageClass": "--storage-class",
   "storage.accessMode": "--access-mode",

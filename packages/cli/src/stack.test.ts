@@ -13,6 +13,14 @@ import { parse, parseAllDocuments } from "yaml";
 import { runCapture } from "./test/run-cli.js";
 
 const base = "meta-llama/Llama-3.1-8B-Instruct";
+const runtimeWithoutToken = [
+  "--adapter-loading",
+  "runtime",
+  "--api-key-secret",
+  "vllm-api-key",
+  "--storage-pvc",
+  "50Gi",
+];
 const loraArgs = [
   "lora",
   base,
@@ -135,11 +143,14 @@ describe("studio-serve stack adapters", () => {
     "vllm-api-key",
     "--storage-pvc",
     "50Gi",
+    "--hf-token-secret",
+    "hf-token",
   ];
   const options: StackOptions = {
     adapterLoading: "runtime",
     apiKeySecret: { name: "vllm-api-key", key: "VLLM_API_KEY" },
     storage: { kind: "pvc", size: "50Gi" },
+    hfTokenSecret: { name: "hf-token", key: "HF_TOKEN" },
   };
 
   it("prints one YAML document per adapter, and kubectl apply", async () => {
@@ -168,6 +179,12 @@ describe("studio-serve stack adapters", () => {
 });
 
 describe("studio-serve stack refuses bad input with exit code 2, naming the flag", () => {
+  it("refuses a hub adapter loaded at runtime without --hf-token-secret, naming the flag", async () => {
+    const { code, stderr } = await runCapture(["stack", "adapters", ...loraArgs, ...runtimeWithoutToken]);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/--hf-token-secret: must name the Secret .* with a hub token/);
+  });
+
   it.each<[string, string[], RegExp]>([
     ["no output named", ["stack"], /say what to print: values or adapters/],
     ["an unknown output", ["stack", "chart", "full", "m/m"], /unknown stack output "chart"/],

@@ -19,5 +19,9 @@ export const LORA_ADAPTER_API_VERSION = "production-stack.vllm.ai/v1alpha1";
 /** Where the chart mounts a model's own claim (`pvcStorage`) in the vLLM container; HF_HOME points there too. */
 export const CHART_PVC_MOUNT_PATH = "/data";
 
-/** The chart names each pod `<release>-<model name>-vllm-stack`, a DNS label of at most 63 characters. */
-export const CHART_HOSTNAME_SUFFIX = `-${VLLM_STACK_CHART.name}`;
+/**
+ * The longest suffix the chart puts after `<release>-<model name>` in a name Kubernetes holds to a DNS label
+ * of at most 63 characters: the engine's Service, `<release>-<name>-engine-service` (the pods' host name,
+ * `<release>-<name>-vllm-stack`, is shorter).
+ */
+export const CHART_LONGEST_SUFFIX = "-engine-service";

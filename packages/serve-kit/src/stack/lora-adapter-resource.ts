@@ -70,6 +70,22 @@ function normalizeLoraStack(config: ServeOptions, options: StackOptions): LoraSt
   return stack as LoraStack;
 }
 
+/**
+ * The token Secret for a hub download. The controller at production-stack a6c01db
+ * (loraadapter_controller.go) reads `adapterSource.credentialsSecretRef` without a nil check when it
+ * downloads, so a hub adapter without one cannot be loaded at all, public or not: refused here instead.
+ */
+function hubCredentials(stack: NormalizedStack, adapter: LoraAdapter): { name: string; key: string } {
+  if (stack.hfTokenSecret === undefined) {
+    refuse(
+      "hfTokenSecret",
+      `must name the Secret { name, key } with a hub token when an adapter is loaded from the hub at runtime ("${adapter.name}" from ${adapter.path}): the LoRA controller downloads with adapterSource.credentialsSecretRef and fails without one`,
+      undefined,
+    );
+  }
+  return { name: stack.hfTokenSecret.name, key: stack.hfTokenSecret.key };
+}
+
 /** `<model name>-<adapter name>`, made a DNS subdomain, since adapter names may hold capitals and `_`. */
 function resourceName(stack: NormalizedStack, adapter: LoraAdapter): string {
   return `${stack.name}-${dnsLabelFrom(adapter.name, 253 - stack.name.length - 1)}`;
@@ -78,7 +94,12 @@ function resourceName(stack: NormalizedStack, adapter: LoraAdapter): string {
 function loraAdapterResource(stack: NormalizedStack, adapter: LoraAdapter): LoraAdapterResource {
   const adapterSource = isLocalPath(adapter.path)
     ? { type: "local" as const, adapterName: adapter.name, adapterPath: adapter.path }
-    : { type: "huggingface" as const, adapterName: adapter.name, repository: adapter.path };
+    : {
+        type: "huggingface" as const,
+        adapterName: adapter.name,
+        repository: adapter.path,
+        credentialsSecretRef: hubCredentials(stack, adapter),
+      };
   return {
     apiVersion: LORA_ADAPTER_API_VERSION,
     kind: "LoraAdapter",

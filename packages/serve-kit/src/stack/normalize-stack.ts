@@ -10,7 +10,7 @@ import {
   optional,
   refuse,
 } from "../internal/validate.js";
-import { CHART_HOSTNAME_SUFFIX, CHART_PVC_MOUNT_PATH } from "./chart.js";
+import { CHART_LONGEST_SUFFIX, CHART_PVC_MOUNT_PATH } from "./chart.js";
 import {
   checkDnsLabel,
   checkDnsSubdomain,
@@ -104,9 +104,9 @@ export function normalizeStackOptions(config: unknown, input: unknown = {}): Nor
   const options = checkObject(input, "stack options");
   checkKnownKeys(options, OPTION_KEYS, "the stack options");
 
-  // The pod host name is `<release>-<name>-vllm-stack`, a DNS label: the name gets what the release leaves.
-  const release = optional(options.release, (v, f) => checkDnsLabel(v, f, 50), "release") ?? DEFAULT_RELEASE;
-  const nameBudget = 63 - release.length - 1 - CHART_HOSTNAME_SUFFIX.length;
+  // The engine Service is `<release>-<name>-engine-service`, a DNS label: the name gets what the release leaves.
+  const release = optional(options.release, checkReleaseName, "release") ?? DEFAULT_RELEASE;
+  const nameBudget = 63 - release.length - 1 - CHART_LONGEST_SUFFIX.length;
   const name =
     options.name === undefined
       ? dnsLabelFrom(defaultNameSource(serve), nameBudget)
@@ -182,11 +182,24 @@ function checkModelName(value: unknown, budget: number, release: string): string
   if (name.length > budget) {
     refuse(
       "name",
-      `must be at most ${budget} characters with release "${release}": pods are named <release>-<name>${CHART_HOSTNAME_SUFFIX}, at most 63`,
+      `must be at most ${budget} characters with release "${release}": the chart names the engine's Service <release>-<name>${CHART_LONGEST_SUFFIX}, at most 63`,
       value,
     );
   }
   return name;
+}
+
+/** The chart's Service names start with the release: Kubernetes wants them to start with a letter. */
+function checkReleaseName(value: unknown, field: string): string {
+  const release = checkDnsLabel(value, field, 46);
+  if (!/^[a-z]/.test(release)) {
+    refuse(
+      field,
+      "must start with a letter: the chart's Service names begin with the release, and Kubernetes refuses a Service name that starts with a digit",
+      value,
+    );
+  }
+  return release;
 }
 
 /** `repository:tag`, as the chart joins them. A digest cannot be expressed that way. */

@@ -163,7 +163,13 @@ export interface LoraAdapterResource {
     vllmApiKey?: ChartSecretReference;
     adapterSource:
       | { type: "local"; adapterName: string; adapterPath: string }
-      | { type: "huggingface"; adapterName: string; repository: string };
+      | {
+          type: "huggingface";
+          adapterName: string;
+          repository: string;
+          /** The Secret with the hub token (`hfTokenSecret`), which the controller downloads with. */
+          credentialsSecretRef: { name: string; key: string };
+        };
     loraAdapterDeploymentConfig: { algorithm: "default" };
   };
 }

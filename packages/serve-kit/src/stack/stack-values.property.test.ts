@@ -54,7 +54,7 @@ const extraArgs = fc.array(
 const stackBase = fc.record(
   {
     name: dnsLabel,
-    release: dnsLabel,
+    release: dnsLabel.map((label) => `r${label}`.slice(0, 12)).filter((label) => !label.endsWith("-")),
     namespace: dnsLabel,
     image: fc.tuple(segment, segment).map(([repo, tag]) => `vllm/${repo.toLowerCase()}:${tag}`),
     replicas: fc.integer({ min: 1, max: 16 }),
@@ -224,6 +224,14 @@ describe("buildLoraAdapterResources over generated configurations", () => {
       fc.assert(
         fc.property(loraCase("runtime"), ({ config, options, apiKey }) => {
           if (config.kind !== "lora") throw new Error("a LoRA case");
+          const hubAdapter = config.adapters.some((adapter) => !adapter.path.startsWith("/"));
+          if (hubAdapter && options.hfTokenSecret === undefined) {
+            // The controller cannot download without credentials: refused, naming the option.
+            expect(() => buildLoraAdapterResources(config, options)).toThrow(
+              expect.objectContaining({ field: "hfTokenSecret" }),
+            );
+            return;
+          }
           const stackOptions = options;
           const resources = buildLoraAdapterResources(config, stackOptions);
           const [spec] = buildStackValues(config, stackOptions).servingEngineSpec.modelSpec;
@@ -239,6 +247,13 @@ describe("buildLoraAdapterResources over generated configurations", () => {
               adapter?.path.startsWith("/") ? "local" : "huggingface",
             );
             expect(resource.metadata.namespace).toBe(options.namespace);
+            const source = resource.spec.adapterSource;
+            if (source.type === "huggingface") {
+              expect(source.credentialsSecretRef).toEqual({
+                name: options.hfTokenSecret?.name,
+                key: options.hfTokenSecret?.key,
+              });
+            }
           });
           expect(new Set(resources.map((r) => r.metadata.name)).size).toBe(resources.length);
           if (apiKey !== undefined) expect(JSON.stringify(resources)).not.toContain(apiKey);

@@ -156,6 +156,12 @@ describe("buildStackValues", () => {
     expect(values.servingEngineSpec.modelSpec[0]?.runtimeClassName).toBe("");
   });
 
+  it("shortens a default name from a 47-character model id so the engine Service name fits 63 (issue #23, item 12)", () => {
+    const [spec] = buildStackValues({ kind: "full", model: `acme/${"a".repeat(47)}` }, {}).servingEngineSpec
+      .modelSpec;
+    expect(`vllm-${spec?.name}-engine-service`.length).toBeLessThanOrEqual(63);
+  });
+
   it("fits a default name between a long release and the chart's suffix", () => {
     const release = "r".repeat(40);
     const [spec] = buildStackValues(
@@ -163,6 +169,7 @@ describe("buildStackValues", () => {
       { release },
     ).servingEngineSpec.modelSpec;
     expect(`${release}-${spec?.name}-${VLLM_STACK_CHART.name}`.length).toBeLessThanOrEqual(63);
+    expect(`${release}-${spec?.name}-engine-service`.length).toBeLessThanOrEqual(63);
     expect(spec?.name).toMatch(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/);
   });
 });
@@ -174,7 +181,19 @@ describe("buildStackValues refuses, naming the field, the rule and what was give
     ["a name that is no DNS label", { options: { name: "Support" }, field: "name", rule: /lower-case/ }],
     [
       "a name too long for the release",
-      { options: { name: "n".repeat(50), release: "vllm" }, field: "name", rule: /at most 47 characters/ },
+      { options: { name: "n".repeat(50), release: "vllm" }, field: "name", rule: /at most 43 characters/ },
+    ],
+    [
+      "a name of 44 characters, whose engine Service name would pass 63 (issue #23, item 12)",
+      {
+        options: { name: "n".repeat(44), release: "vllm" },
+        field: "name",
+        rule: /at most 43 characters with release "vllm": the chart names the engine's Service <release>-<name>-engine-service/,
+      },
+    ],
+    [
+      "a release that starts with a digit (issue #23, item 13)",
+      { options: { release: "8b" }, field: "release", rule: /must start with a letter/ },
     ],
     ["a fractional CPU count", { options: { cpu: 1.5 }, field: "cpu", rule: /integer/ }],
     ["a memory that is no quantity", { options: { memory: "32 GB" }, field: "memory", rule: /quantity/ }],
@@ -326,6 +345,7 @@ describe("LoraAdapter resources", () => {
     adapterLoading: "runtime",
     storage: { kind: "pvc", size: "100Gi" },
     namespace: "serving",
+    hfTokenSecret: { name: "hf", key: "token" },
   };
 
   it("gives one per adapter: local paths as they are, hub repositories to download", () => {
@@ -348,7 +368,12 @@ describe("LoraAdapter resources", () => {
         spec: {
           baseModel: "llama-3-1-8b-instruct",
           vllmApiKey: { secretName: "vllm-api-key", secretKey: "VLLM_API_KEY" },
-          adapterSource: { type: "huggingface", adapterName: "Sales_v2", repository: "acme/sales-lora" },
+          adapterSource: {
+            type: "huggingface",
+            adapterName: "Sales_v2",
+            repository: "acme/sales-lora",
+            credentialsSecretRef: { name: "hf", key: "token" },
+          },
           loraAdapterDeploymentConfig: { algorithm: "default" },
         },
       },
@@ -367,6 +392,10 @@ describe("LoraAdapter resources", () => {
     [
       "an adapter the configuration does not have",
       { config: lora, options, adapter: "nope", field: "adapterName" },
+    ],
+    [
+      "a hub adapter without hfTokenSecret, which the controller cannot download (issue #23, item 14)",
+      { config: lora, options: { ...options, hfTokenSecret: undefined }, field: "hfTokenSecret" },
     ],
     [
       "names that collide once made DNS names",

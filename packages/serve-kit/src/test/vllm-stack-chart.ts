@@ -104,6 +104,7 @@ export const LORA_ADAPTER_CRD = {
         "type",
       ],
     },
+    "spec.adapterSource.credentialsSecretRef": { required: ["key", "name"], known: ["key", "name"] },
     "spec.loraAdapterDeploymentConfig": { required: ["algorithm"], known: ["algorithm", "replicas"] },
     "spec.vllmApiKey": { required: ["secretKey", "secretName"], known: ["secretKey", "secretName"] },
   },
@@ -193,6 +194,7 @@ export function loraAdapterSchemaFromFixture(): Schema {
           adapterName: str,
           adapterPath: str,
           repository: str,
+          credentialsSecretRef: object("spec.adapterSource.credentialsSecretRef", { name: str, key: str }),
         }),
         loraAdapterDeploymentConfig: object("spec.loraAdapterDeploymentConfig", {
           algorithm: { enum: LORA_ADAPTER_CRD.enums["spec.loraAdapterDeploymentConfig.algorithm"] },
