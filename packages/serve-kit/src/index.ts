@@ -22,6 +22,7 @@ export {
 export { VLLM_METRICS } from "./monitoring/vllm-metric-names.js";
 export {
   type LatencyPercentiles,
+  MAX_MODELS_SUMMARISED,
   type MetricsScrape,
   type ReadableVllmMetrics,
   summarizeVllmMetrics,

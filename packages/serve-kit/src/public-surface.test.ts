@@ -22,6 +22,7 @@ describe("the public surface", () => {
       "DEFAULT_VLLM_IMAGE",
       "LORA_ADAPTER_API_VERSION",
       "MAX_LORA_RANKS",
+      "MAX_MODELS_SUMMARISED",
       "PROMETHEUS_ALERTS",
       "ServeConfigError",
       "VLLM_METRICS",

@@ -12,7 +12,7 @@ import type { ParsedServeArgs } from "../serve-args.js";
 import { findExecutable } from "../which.js";
 import { type ControlRequest, serveControl } from "./control.js";
 import { missingGpus } from "./gpus.js";
-import { type Instance, planInstance, startInstance } from "./instance.js";
+import { type Instance, planInstance, startInstance, stopInstance } from "./instance.js";
 import { startNginx } from "./nginx-child.js";
 import { createRelay, leastBusyReady, type Routing } from "./relay.js";
 import { rollingReload } from "./reload.js";
@@ -117,6 +117,14 @@ export async function runFleet(parsed: ParsedServeArgs, layout: FleetLayout, io:
     settled: () => {},
   };
   const parts: Parts = { relays: [], control: undefined, nginx: undefined };
+  // The control socket answers from the first moment, so a second launch on this port refuses while this
+  // one is still loading (and `reload` or `adapter` are told to wait) instead of taking over its directory.
+  let serving = false;
+  parts.control = await serveControl(controlSocketOf(fleet.dir), (request, say) => {
+    if (serving || request.op === "instances") return handleControl(fleet, request, say);
+    say("the launch is still starting its instances; try again once it is ready");
+    return Promise.resolve(false);
+  });
   let forced = false;
   const stopSignals = ["SIGINT", "SIGTERM", "SIGQUIT"] as const;
   let count = 0;
@@ -136,7 +144,9 @@ export async function runFleet(parsed: ParsedServeArgs, layout: FleetLayout, io:
   for (const signal of stopSignals) process.on(signal, onStop);
   process.on("SIGHUP", onHangUp);
   try {
-    return await serveUntilStopped(fleet, parts);
+    return await serveUntilStopped(fleet, parts, () => {
+      serving = true;
+    });
   } finally {
     fleet.stop.abort();
     await stopEverything(fleet, parts, () => forced);
@@ -151,7 +161,7 @@ interface Parts {
   nginx: ProcessGroup | undefined;
 }
 
-async function serveUntilStopped(fleet: Fleet, parts: Parts): Promise<number> {
+async function serveUntilStopped(fleet: Fleet, parts: Parts, nowServing: () => void): Promise<number> {
   const { io, instances, routing, plan } = fleet;
   io.err(
     `studio-serve: starting ${instances.length} vLLM instances (GPUs ${instances.map((i) => i.gpu).join(", ")}; ports ${routing.ports.join(", ")} on 127.0.0.1)\n`,
@@ -175,9 +185,6 @@ async function serveUntilStopped(fleet: Fleet, parts: Parts): Promise<number> {
       relay.listen(socket, resolve);
     });
   }
-  parts.control = await serveControl(controlSocketOf(fleet.dir), (request, say) =>
-    handleControl(fleet, request, say),
-  );
   const { host, port } = plan.built.listen;
   const nginxPath = (await findExecutable("nginx", io.env.PATH)) ?? "nginx";
   const nginx = startNginx(nginxPath, fleet.dir, { host, port }, sockets, io);
@@ -206,6 +213,7 @@ async function serveUntilStopped(fleet: Fleet, parts: Parts): Promise<number> {
     io.err(`studio-serve: the smoke completion through nginx failed: ${messageOf(error)}\n`);
     return ExitCode.SmokeFailed;
   }
+  nowServing();
   io.out(
     `ready: ${plan.built.client.baseURL} serves "${plan.built.client.model}" through nginx over ${instances.length} vLLM instances\n`,
   );
@@ -323,7 +331,7 @@ async function changeAdapter(
 async function stopEverything(fleet: Fleet, parts: Parts, forced: () => boolean): Promise<void> {
   const graceMs = fleet.plan.stopGraceMs;
   await parts.nginx?.stop({ graceMs: forced() ? 0 : graceMs, signal: "SIGQUIT" });
-  await Promise.all(fleet.instances.map((instance) => instance.vllm?.shutDown()));
+  await Promise.all(fleet.instances.map((instance) => stopInstance(instance, "launch stopped")));
   for (const relay of parts.relays) {
     relay.close();
     relay.closeAllConnections();

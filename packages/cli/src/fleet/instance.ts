@@ -1,3 +1,4 @@
+import { exitCodeOf } from "@finetune-studio/internal";
 import type { CliIo } from "../io.js";
 import { type LaunchPlan, planLaunch } from "../launch/plan.js";
 import { type Prepared, preflight } from "../launch/preflight.js";
@@ -49,6 +50,9 @@ export function planInstance(
  */
 export async function startInstance(instance: Instance, stop: AbortSignal): Promise<string | undefined> {
   const { plan } = instance;
+  // A stop that came while this was called starts nothing.
+  if (stop.aborted) return "launch is stopping";
+  const started = Date.now();
   const prepared = await preflight(plan, instance.io);
   if (typeof prepared === "number") return "its preflight failed";
   instance.prepared = prepared;
@@ -68,6 +72,8 @@ export async function startInstance(instance: Instance, stop: AbortSignal): Prom
       { model: plan.built.client.model, messages: [{ role: "user", content: "Say hello." }], max_tokens: 1 },
       { signal: gone.signal, timeoutMs: SMOKE_TIMEOUT_MS },
     );
+    const { baseURL: url, model } = plan.built.client;
+    prepared.events.write({ event: "ready", url, model, seconds: (Date.now() - started) / 1000 });
     return undefined;
   } catch (error) {
     if (stop.aborted) return "launch is stopping";
@@ -76,4 +82,19 @@ export async function startInstance(instance: Instance, stop: AbortSignal): Prom
   } finally {
     stop.removeEventListener("abort", onStop);
   }
+}
+
+/**
+ * Stops the instance's whole process group and records it, in the same words a single launch uses: a
+ * `stopped` event with the reason and vLLM's exit code (an instance that had already crashed has its
+ * `crashed` event and is not recorded twice).
+ */
+export async function stopInstance(instance: Instance, reason: string): Promise<void> {
+  const vllm = instance.vllm;
+  if (vllm === undefined) return;
+  const crashedBefore = vllm.group.child.exitCode !== null || vllm.group.child.signalCode !== null;
+  await vllm.shutDown();
+  if (crashedBefore && !instance.restarting) return;
+  const exitCode = exitCodeOf(await vllm.exited);
+  instance.prepared?.events.write({ event: "stopped", reason, exitCode });
 }

@@ -1,6 +1,6 @@
 import { callLoraRoute } from "../lora-routes.js";
 import type { Fleet } from "./fleet.js";
-import { type Instance, startInstance } from "./instance.js";
+import { type Instance, startInstance, stopInstance } from "./instance.js";
 import { leastBusyReady } from "./relay.js";
 
 /** How long a reload waits for an instance's open requests to finish before it restarts it anyway. */
@@ -48,12 +48,20 @@ export async function rollingReload(
       say(
         `reload: ${where}: its requests go to instance ${other}; waiting for its ${routing.inflight[i]} open requests`,
       );
-      if (!(await drained(fleet, i)))
+      const done = await drained(fleet, i);
+      // A stop (Ctrl-C) during the wait cancels the reload: nothing is restarted after it.
+      if (fleet.stop.signal.aborted) return cancelled(say);
+      if (!done) {
         say(`reload: ${where}: requests still open after ${DRAIN_TIMEOUT_MS / 1000} s; restarting anyway`);
+      }
     }
     instance.restarting = true;
     const before = instance.vllm?.group.pgid;
-    await instance.vllm?.shutDown();
+    await stopInstance(instance, "reload");
+    if (fleet.stop.signal.aborted) {
+      instance.restarting = false;
+      return cancelled(say);
+    }
     say(`reload: ${where}: stopped${before === undefined ? "" : ` (pid ${before})`}; starting it again`);
     const problem = await startInstance(instance, fleet.stop.signal);
     const reapplied = problem === undefined ? await reapplyAdapters(fleet, instance, say) : false;
@@ -74,6 +82,11 @@ export async function rollingReload(
   }
   say("reload: done, every instance restarted");
   return true;
+}
+
+function cancelled(say: (line: string) => void): false {
+  say("reload: cancelled, launch is stopping");
+  return false;
 }
 
 /** Waits until instance i has no open request, within the bound; false when the bound passed. */
