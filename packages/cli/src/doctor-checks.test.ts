@@ -110,6 +110,13 @@ describe("parseNvidiaSmi", () => {
 });
 
 describe("formatDoctorTable", () => {
+  it("escapes what a program printed (a GPU name from nvidia-smi with ESC and C1), so it cannot steer the terminal", () => {
+    const table = formatDoctorTable([
+      { check: "gpu", status: "pass", detail: "NVIDIA \u001b]0;owned\u0007H100 \u009b2J" },
+    ]);
+    expect(table).toContain("NVIDIA \\u001b]0;owned\\u0007H100 \\u009b2J");
+  });
+
   it("aligns the rows and puts each fix under its check", () => {
     const table = formatDoctorTable(evaluateDoctor({ ...healthy, vllmPath: undefined }));
     expect(table.split("\n")[1]).toBe("FAIL  vllm       vllm is not on PATH");

@@ -1,4 +1,5 @@
 // Turns what the doctor found (probes) into checks with a status and a fix. Pure, so every rule is tested.
+import { escapeForTerminal } from "@finetune-studio/internal";
 
 export interface GpuInfo {
   name: string;
@@ -132,8 +133,9 @@ export function formatDoctorTable(results: readonly CheckResult[]): string {
   const width = Math.max(...results.map((result) => result.check.length), "check".length);
   const label: Record<CheckStatus, string> = { pass: "ok  ", warn: "warn", fail: "FAIL" };
   const rows = results.flatMap((result) => [
-    `${label[result.status]}  ${result.check.padEnd(width)}  ${result.detail}`,
-    ...(result.fix === undefined ? [] : [`${" ".repeat(width + 8)}fix: ${result.fix}`]),
+    // A detail quotes what a program printed (python --version, nvidia-smi): escaped like any child output.
+    `${label[result.status]}  ${result.check.padEnd(width)}  ${escapeForTerminal(result.detail)}`,
+    ...(result.fix === undefined ? [] : [`${" ".repeat(width + 8)}fix: ${escapeForTerminal(result.fix)}`]),
   ]);
   return `${rows.join("\n")}\n`;
 }
