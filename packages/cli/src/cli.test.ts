@@ -57,6 +57,58 @@ describe("studio-serve command", () => {
     expect(stdout).toBe(`${want.shell}\n`);
   });
 
+  it("takes every engine option of serve-kit's table as a flag, as the builder takes it (and docker too)", async () => {
+    const flags = [
+      "--max-model-len",
+      "8192",
+      "--dtype",
+      "bfloat16",
+      "--gpu-memory-utilization",
+      "0.85",
+      "--tensor-parallel-size",
+      "2",
+      "--no-enable-prefix-caching",
+      "--quantization",
+      "awq",
+    ];
+    const options = {
+      maxModelLen: 8192,
+      dtype: "bfloat16",
+      gpuMemoryUtilization: 0.85,
+      tensorParallelSize: 2,
+      enablePrefixCaching: false,
+      quantization: "awq",
+    } as const;
+    const plain = await runCapture(["command", "full", "m", ...flags, "--json"]);
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(JSON.parse(plain.stdout)).toEqual(buildServeCommand({ kind: "full", model: "m", ...options }));
+    const docker = await runCapture(["command", "full", "m", ...flags, "--docker", "--json"]);
+    expect(JSON.parse(docker.stdout).argv.join(" ")).toContain(
+      "--max-model-len 8192 --dtype bfloat16 --gpu-memory-utilization 0.85 --tensor-parallel-size 2 --no-enable-prefix-caching --quantization awq",
+    );
+    const lora = await runCapture([
+      "command",
+      "lora",
+      "b",
+      "--adapter",
+      "a=/a",
+      "--served-model-name",
+      "base",
+      "--max-loras",
+      "2",
+      "--json",
+    ]);
+    expect(JSON.parse(lora.stdout).argv).toEqual(
+      buildServeCommand({
+        kind: "lora",
+        baseModel: "b",
+        adapters: [{ name: "a", path: "/a" }],
+        servedModelName: "base",
+        maxLoras: 2,
+      }).argv,
+    );
+  });
+
   it("--json prints the whole builder output", async () => {
     const { code, stdout } = await runCapture(["command", "full", "m", "--host", "0.0.0.0", "--json"]);
     expect(code).toBe(0);
@@ -225,9 +277,34 @@ const usageErrors: [string, string[], RegExp][] = [
     /--max-lora-rank: is for lora/,
   ],
   [
-    "a served name on LoRA",
-    ["command", "lora", "b", "--adapter", "a=/a", "--served-model-name", "x"],
-    /--served-model-name: is for full/,
+    "a LoRA base-model name equal to an adapter's",
+    ["command", "lora", "b", "--adapter", "a=/a", "--served-model-name", "a"],
+    /--served-model-name: must differ from every adapter's name/,
+  ],
+  [
+    "a dtype vLLM does not know",
+    ["command", "full", "m", "--dtype", "fp8"],
+    /--dtype: must be one of auto, half/,
+  ],
+  [
+    "a GPU memory share above 1",
+    ["command", "full", "m", "--gpu-memory-utilization", "1.5"],
+    /--gpu-memory-utilization: must be a number above 0 and at most 1 \(the share of each GPU's memory\) \(given 1\.5\)/,
+  ],
+  [
+    "a LoRA-only engine option on a full serve",
+    ["command", "full", "m", "--max-loras", "2"],
+    /--max-loras: is for lora/,
+  ],
+  [
+    "a switch and its negation",
+    ["command", "full", "m", "--enable-prefix-caching", "--no-enable-prefix-caching"],
+    /--enable-prefix-caching and --no-enable-prefix-caching: give one/,
+  ],
+  [
+    "an engine option set twice, as a flag and after --",
+    ["command", "full", "m", "--max-model-len", "8192", "--", "--max-model-len", "4096"],
+    /must not set --max-model-len, which the builder writes/,
   ],
   ["no adapter", ["command", "lora", "b"], /--adapter: must list at least one adapter/],
   [

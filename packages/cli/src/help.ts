@@ -1,5 +1,31 @@
 // The main help text, built from the command registry so a new command shows up by being registered.
+import { ENGINE_OPTION_LIST } from "@finetune-studio/serve-kit";
 import type { CliCommand } from "./commands/command-type.js";
+
+/** `--flag VALUE` and its line, aligned as the rest of the help. */
+function flagLine(usage: string, help: string): string {
+  const width = 26;
+  return usage.length < width - 1
+    ? `  ${usage.padEnd(width)}${help}`
+    : `  ${usage}\n  ${"".padEnd(width)}${help}`;
+}
+
+/** The help lines of the engine options that apply to LoRA only, or to both kinds, from serve-kit's table. */
+function engineLines(loraOnly: boolean): string {
+  return ENGINE_OPTION_LIST.filter((option) => option.loraOnly === loraOnly)
+    .map((option) =>
+      flagLine(
+        option.cli.valueName === null ? `${option.flag}` : `${option.flag} ${option.cli.valueName}`,
+        option.cli.help,
+      ),
+    )
+    .join("\n");
+}
+
+/** The engine options' flags in one list, for a help text that points to `command --help` for their lines. */
+export const ENGINE_FLAG_LIST = ENGINE_OPTION_LIST.map((option) =>
+  option.cli.valueName === null ? `--[no-]${option.flag.slice(2)}` : `${option.flag} ${option.cli.valueName}`,
+).join(", ");
 
 /** The flags `command` and `launch` share, in their help texts. */
 export const SERVE_FLAGS = `Where it listens:
@@ -8,15 +34,18 @@ export const SERVE_FLAGS = `Where it listens:
   --api-key-env NAME        require the key held in the environment variable NAME (sent to vLLM
                             as VLLM_API_KEY; clients send "Authorization: Bearer <key>")
 
-Full model:
-  --served-model-name N     the name clients send in "model" (default: the model path itself)
+The model's name:
+  --served-model-name N     the name clients send in "model" (default: the model path itself); with
+                            lora, the name of the base model without an adapter
 
 LoRA (base model plus adapters):
   --adapter name=path       an adapter; repeat for several. Clients send the name in "model"
-  --max-lora-rank R         largest adapter rank: 1, 8, 16, 32, 64, 128, 256, 320 or 512 (vLLM: 16)
-  --max-loras K             adapters in one batch (vLLM: 1)
+${engineLines(true)}
 
-Anything after -- goes to vllm serve as is, e.g. -- --max-model-len 8192 --dtype bfloat16`;
+vLLM engine (each checked here; the same flag after -- is refused once it is set):
+${engineLines(false)}
+
+Anything after -- goes to vllm serve as is, e.g. -- --enforce-eager --kv-cache-dtype fp8`;
 
 export function mainHelp(commands: readonly CliCommand[]): string {
   const lines = commands.flatMap((entry) => entry.synopsis);

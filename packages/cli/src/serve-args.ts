@@ -1,6 +1,18 @@
 import { type ParseArgsConfig, parseArgs } from "node:util";
-import type { LoraAdapter, ServeOptions } from "@finetune-studio/serve-kit";
+import { ENGINE_OPTION_LIST, type LoraAdapter, type ServeOptions } from "@finetune-studio/serve-kit";
 import { UsageError } from "./io.js";
+
+/** The flags of vLLM's engine options, from serve-kit's table: a switch also has its `--no-` form. */
+export const ENGINE_FLAGS: Record<string, { type: "string" | "boolean" }> = Object.fromEntries(
+  ENGINE_OPTION_LIST.flatMap((option): [string, { type: "string" | "boolean" }][] => {
+    const name = option.flag.slice(2);
+    if (option.cli.valueName !== null) return [[name, { type: "string" }]];
+    return [
+      [name, { type: "boolean" }],
+      [`no-${name}`, { type: "boolean" }],
+    ];
+  }),
+);
 
 // The options `command` and `launch` share: the serving intent, as flags.
 const SERVE_OPTIONS = {
@@ -8,10 +20,9 @@ const SERVE_OPTIONS = {
   port: { type: "string" },
   "served-model-name": { type: "string" },
   adapter: { type: "string", multiple: true },
-  "max-lora-rank": { type: "string" },
-  "max-loras": { type: "string" },
   "api-key-env": { type: "string" },
   help: { type: "boolean", short: "h" },
+  ...ENGINE_FLAGS,
 } as const satisfies ParseArgsConfig["options"];
 
 export const COMMAND_OPTIONS = {
@@ -83,24 +94,15 @@ export function parseServeArgs(
   const common = {
     ...defined("host", values.host),
     ...defined("port", numberOrRaw(values.port)),
+    ...defined("servedModelName", values["served-model-name"]),
+    ...engineValues(values, kind, helpFor),
     ...(extraArgs.length > 0 ? { extraArgs } : {}),
   };
   if (kind === "full") {
     if (values.adapter !== undefined)
       throw new UsageError("--adapter: is for lora; a full model has no adapters", helpFor);
-    for (const flag of ["max-lora-rank", "max-loras"]) {
-      if (values[flag] !== undefined) throw new UsageError(`--${flag}: is for lora`, helpFor);
-    }
-    const full: ServeOptions = {
-      kind,
-      model,
-      ...defined("servedModelName", values["served-model-name"]),
-      ...common,
-    };
+    const full: ServeOptions = { kind, model, ...common };
     return { kind, options: full, apiKeyEnv, values };
-  }
-  if (values["served-model-name"] !== undefined) {
-    throw new UsageError("--served-model-name: is for full; LoRA clients send the adapter's name", helpFor);
   }
   const adapters = ((values.adapter as string[] | undefined) ?? []).map((text, index) =>
     parseAdapter(text, index, helpFor),
@@ -109,8 +111,6 @@ export function parseServeArgs(
     kind,
     baseModel: model,
     adapters,
-    ...defined("maxLoraRank", numberOrRaw(values["max-lora-rank"])),
-    ...defined("maxLoras", numberOrRaw(values["max-loras"])),
     ...common,
   };
   return { kind, options: lora, apiKeyEnv, values };
@@ -132,6 +132,30 @@ export function parseCommandLine(
     const message = error instanceof Error ? (error.message.split(". ")[0] ?? error.message) : String(error);
     throw new UsageError(message.replace(/\.$/, ""), subcommand);
   }
+}
+
+/** The engine options given as flags, by their serve-kit names; values stay raw for the builder's rules. */
+function engineValues(values: Values, kind: "full" | "lora", helpFor: string): Record<string, never> {
+  const engine: Record<string, unknown> = {};
+  for (const option of ENGINE_OPTION_LIST) {
+    const name = option.flag.slice(2);
+    const value =
+      option.cli.valueName !== null
+        ? numberOrRaw(values[name])
+        : values[`no-${name}`] === true
+          ? values[name] === true
+            ? refuseBoth(name, helpFor)
+            : false
+          : values[name];
+    if (value === undefined) continue;
+    if (option.loraOnly && kind === "full") throw new UsageError(`--${name}: is for lora`, helpFor);
+    engine[option.key] = value;
+  }
+  return engine as Record<string, never>;
+}
+
+function refuseBoth(name: string, helpFor: string): never {
+  throw new UsageError(`--${name} and --no-${name}: give one`, helpFor);
 }
 
 function parseAdapter(text: string, index: number, helpFor: string): LoraAdapter {
@@ -170,7 +194,9 @@ export const INHERITED_KEY_NOTE =
 /** A plain decimal number becomes a number; anything else stays a string for the builder to refuse. */
 export function numberOrRaw(value: unknown): unknown {
   // Any run of digits becomes a number (1e21 included), so the library's bound decides, with its message.
-  return typeof value === "string" && /^\d{1,30}$/.test(value) ? Number(value) : value;
+  return typeof value === "string" && /^(\d{1,30}(\.\d{1,30})?|\.\d{1,30})$/.test(value)
+    ? Number(value)
+    : value;
 }
 
 /**
@@ -192,14 +218,13 @@ export function cliField(field: string): string {
   const extra = /^extraArgs\[(\d+)\]$/.exec(field);
   if (extra) return `argument ${Number(extra[1]) + 1} after --`;
   const names: Record<string, string> = {
+    ...Object.fromEntries(ENGINE_OPTION_LIST.map((option) => [option.key, option.flag])),
     model: "<model>",
     baseModel: "<base>",
     host: "--host",
     port: "--port",
     servedModelName: "--served-model-name",
     adapters: "--adapter",
-    maxLoraRank: "--max-lora-rank",
-    maxLoras: "--max-loras",
     apiKey: "the key in --api-key-env",
     "docker.image": "--image",
     "docker.hfCacheDir": "--hf-cache",

@@ -7,15 +7,14 @@ import type {
   StackStorage,
 } from "@finetune-studio/serve-kit";
 import { UsageError } from "./io.js";
-import { numberOrRaw, parseServeArgs } from "./serve-args.js";
+import { ENGINE_FLAGS, numberOrRaw, parseServeArgs } from "./serve-args.js";
 
 // The flags of `studio-serve stack`: the serving intent as `command` takes it (where engines listen is the
 // chart's business, so no --host or --port), and how to run it on Kubernetes.
 export const STACK_OPTIONS = {
   "served-model-name": { type: "string" },
   adapter: { type: "string", multiple: true },
-  "max-lora-rank": { type: "string" },
-  "max-loras": { type: "string" },
+  ...ENGINE_FLAGS,
   "api-key-env": { type: "string" },
   "api-key-file": { type: "string" },
   "api-key-secret": { type: "string" },
@@ -30,8 +29,7 @@ export const STACK_OPTIONS = {
   "gpus-per-replica": { type: "string" },
   cpu: { type: "string" },
   memory: { type: "string" },
-  "max-model-len": { type: "string" },
-  dtype: { type: "string" },
+  // Kept from before the engine options: the same as --no-enable-prefix-caching.
   "no-prefix-caching": { type: "boolean" },
   "storage-pvc": { type: "string" },
   "storage-class": { type: "string" },
@@ -134,8 +132,6 @@ export function parseStackArgs(what: string, args: readonly string[]): ParsedSta
     ...defined("gpusPerReplica", numberOrRaw(text("gpus-per-replica"))),
     ...defined("cpu", numberOrRaw(text("cpu"))),
     ...defined("memory", text("memory")),
-    ...defined("maxModelLen", numberOrRaw(text("max-model-len"))),
-    ...defined("dtype", text("dtype")),
     ...(values["no-prefix-caching"] === true ? { prefixCaching: false } : {}),
     ...(apiKeySecret === undefined ? {} : { apiKeySecret }),
     ...(hfSecret === undefined

@@ -41,6 +41,21 @@ describe("types", () => {
     assertType(buildDockerCommand({ kind: "full", model: "m" }, { image: "vllm/vllm-openai:v0.11.0" }));
   });
 
+  it("takes vLLM's engine options from the one table, and a base-model name for LoRA", () => {
+    buildServeCommand({
+      kind: "lora",
+      baseModel: "b",
+      adapters: [{ name: "a", path: "/a" }],
+      servedModelName: "base",
+      maxModelLen: 8192,
+      dtype: "bfloat16",
+      gpuMemoryUtilization: 0.85,
+      tensorParallelSize: 2,
+      enablePrefixCaching: true,
+      quantization: "awq",
+    });
+  });
+
   it("refuses shapes that cannot be served", () => {
     // @ts-expect-error: kind is required
     buildServeCommand({ model: "m" });
@@ -48,8 +63,10 @@ describe("types", () => {
     buildServeCommand({ kind: "lora", baseModel: "b" });
     // @ts-expect-error: adapters belong to LoRA
     buildServeCommand({ kind: "full", model: "m", adapters: [] });
-    // @ts-expect-error: a served model name belongs to full
-    buildServeCommand({ kind: "lora", baseModel: "b", adapters: [], servedModelName: "x" });
+    // @ts-expect-error: the LoRA rank belongs to a LoRA serve
+    buildServeCommand({ kind: "full", model: "m", maxLoraRank: 16 });
+    // @ts-expect-error: dtype is one of vLLM's names
+    buildServeCommand({ kind: "full", model: "m", dtype: "fp8" });
     // @ts-expect-error: the port is a number
     buildServeCommand({ kind: "full", model: "m", port: "8000" });
     // @ts-expect-error: the docker options are image and hfCacheDir

@@ -32,6 +32,17 @@ export {
 } from "./monitoring/vllm-summary.js";
 export { type NginxConfigOptions, nginxConfig } from "./nginx-config.js";
 export {
+  ENGINE_OPTION_LIST,
+  ENGINE_OPTIONS,
+  type EngineOption,
+  type EngineOptionKey,
+  type EngineOptionValues,
+  type FullEngineOptions,
+  type LoraEngineOptions,
+  VLLM_DTYPES,
+  type VllmDtype,
+} from "./options/engine-options.js";
+export {
   type FineTunedWeights,
   type ServeFromRecommendationsOptions,
   serveConfigFromRecommendations,

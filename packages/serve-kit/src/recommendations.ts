@@ -2,6 +2,12 @@ import type { Recommendations, RecommendedExperiment, RecommendedModel } from "@
 import { ServeConfigError } from "./errors.js";
 import { normalizeServeOptions } from "./internal/normalize.js";
 import { checkKnownKeys, checkObject, checkReference, refuse } from "./internal/validate.js";
+import {
+  ENGINE_OPTION_LIST,
+  engineOptionsFor,
+  type FullEngineOptions,
+  type LoraEngineOptions,
+} from "./options/engine-options.js";
 import type { FullServeOptions, LoraServeOptions, ServeOptions } from "./serve-options.js";
 
 /** Where the fine-tuned weights are, which also says how they are served. One shape or the other. */
@@ -26,46 +32,52 @@ export type FineTunedWeights =
       servedModelName?: never;
     };
 
-export type ServeFromRecommendationsOptions = FineTunedWeights & {
-  /**
-   * The model mapping table: the studio's `base_model_id` -> the hub id (or local path) vLLM loads. Without
-   * it the studio's id is used as is.
-   */
-  baseModelMapping?: Readonly<Record<string, string>>;
-  host?: string;
-  port?: number;
-  apiKey?: string;
-  extraArgs?: readonly string[];
-};
+/** vLLM's engine options (`options/engine-options.ts`): the LoRA-only ones sit with the adapter above. */
+export type ServeFromRecommendationsOptions = FineTunedWeights &
+  FullEngineOptions & {
+    /**
+     * The model mapping table: the studio's `base_model_id` -> the hub id (or local path) vLLM loads. Without
+     * it the studio's id is used as is.
+     */
+    baseModelMapping?: Readonly<Record<string, string>>;
+    host?: string;
+    port?: number;
+    apiKey?: string;
+    extraArgs?: readonly string[];
+  };
 
 const OPTION_KEYS = [
   "modelPath",
   "servedModelName",
   "adapterPath",
   "adapterName",
-  "maxLoraRank",
-  "maxLoras",
   "baseModelMapping",
   "host",
   "port",
   "apiKey",
   "extraArgs",
+  ...ENGINE_OPTION_LIST.map((option) => option.key),
 ];
 
 /** Every option of either shape, for reading a value that may be absent. */
-type AnyOptions = {
+type AnyOptions = LoraEngineOptions & {
   modelPath?: string;
   servedModelName?: string;
   adapterPath?: string;
   adapterName?: string;
-  maxLoraRank?: number;
-  maxLoras?: number;
   baseModelMapping?: unknown;
   host?: string;
   port?: number;
   apiKey?: string;
   extraArgs?: readonly string[];
 };
+
+/** The engine options given for a serve of this kind; the builder checks them. */
+function engineOptionsOf(opts: AnyOptions, kind: "full" | "lora"): LoraEngineOptions {
+  return pickDefined(
+    Object.fromEntries(engineOptionsFor(kind).map((option) => [option.key, opts[option.key]])),
+  );
+}
 
 interface Choice {
   /** Where in the recommendations the choice was found, for error messages. */
@@ -102,6 +114,7 @@ export function serveConfigFromRecommendations(
       kind: "full",
       model: checkReference(opts.modelPath, "modelPath"),
       ...pickDefined({ servedModelName: opts.servedModelName }),
+      ...engineOptionsOf(opts, "full"),
       ...common,
     };
     normalizeServeOptions(full);
@@ -112,7 +125,7 @@ export function serveConfigFromRecommendations(
     kind: "lora",
     baseModel: mapBaseModel(choice, opts.baseModelMapping),
     adapters: [{ name: opts.adapterName ?? adapterNameFromPath(adapterPath), path: adapterPath }],
-    ...pickDefined({ maxLoraRank: opts.maxLoraRank, maxLoras: opts.maxLoras }),
+    ...engineOptionsOf(opts, "lora"),
     ...common,
   };
   // Checked here, so a bad option fails where it was given rather than when the command is built.

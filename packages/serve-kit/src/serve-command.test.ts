@@ -344,9 +344,25 @@ describe("buildServeCommand refuses bad input with a clear error", () => {
     }
   });
 
-  it("refuses a served model name on a LoRA serve: it could take an adapter's name and answer for it with the base", () => {
+  it("names a LoRA serve's base model with servedModelName, and refuses it through extraArgs", () => {
+    const { argv, client } = buildServeCommand(lora({ servedModelName: "base" }));
+    expect(argv.slice(argv.indexOf("--served-model-name"), argv.indexOf("--enable-lora"))).toEqual([
+      "--served-model-name",
+      "base",
+    ]);
+    expect(client.model).toBe("support");
     expect(() => buildServeCommand(lora({ extraArgs: ["--served-model-name", "support"] }))).toThrow(
-      /must not set --served-model-name.*LoRA clients send an adapter's name/,
+      /must not set --served-model-name.*use the servedModelName option/,
+    );
+  });
+
+  it("refuses a LoRA base-model name equal to an adapter's: a client asking for the adapter would get the base", () => {
+    const name = "support";
+    expect(() => buildServeCommand(lora({ servedModelName: name }))).toThrow(
+      expect.objectContaining({
+        field: "servedModelName",
+        rule: expect.stringMatching(/must differ from every adapter's name/),
+      }),
     );
   });
 

@@ -1,3 +1,5 @@
+import type { FullEngineOptions, LoraEngineOptions } from "./options/engine-options.js";
+
 /** Options shared by both ways of serving. */
 interface CommonServeOptions {
   /** Listen address. Default `127.0.0.1`: not reachable from other machines until you ask for it. */
@@ -16,8 +18,11 @@ interface CommonServeOptions {
   extraArgs?: readonly string[];
 }
 
-/** A fully fine-tuned model: its checkpoint is the whole model. */
-export interface FullServeOptions extends CommonServeOptions {
+/**
+ * A fully fine-tuned model: its checkpoint is the whole model. vLLM's engine options (`maxModelLen`,
+ * `dtype` and the others) are declared in `options/engine-options.ts`.
+ */
+export interface FullServeOptions extends CommonServeOptions, FullEngineOptions {
   kind: "full";
   /** Local path or hub repository of the fine-tuned checkpoint. */
   model: string;
@@ -32,16 +37,20 @@ export interface LoraAdapter {
   path: string;
 }
 
-/** A base model plus one or more LoRA adapters. */
-export interface LoraServeOptions extends CommonServeOptions {
+/**
+ * A base model plus one or more LoRA adapters. The engine options, `maxLoraRank` and `maxLoras` among them,
+ * are declared in `options/engine-options.ts`.
+ */
+export interface LoraServeOptions extends CommonServeOptions, LoraEngineOptions {
   kind: "lora";
   /** Hub id or local path of the base model the adapters were trained on. */
   baseModel: string;
   adapters: readonly LoraAdapter[];
-  /** The largest adapter rank to accept: one of `MAX_LORA_RANKS`. vLLM's default is 16. */
-  maxLoraRank?: number;
-  /** How many adapters may run in one batch. vLLM's default is 1. */
-  maxLoras?: number;
+  /**
+   * The name clients send in `model` for the base model without an adapter. Without it, they send
+   * `baseModel` itself. It may not equal an adapter's name: a client asking for the adapter would get the base.
+   */
+  servedModelName?: string;
 }
 
 export type ServeOptions = FullServeOptions | LoraServeOptions;

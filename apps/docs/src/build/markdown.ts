@@ -1,7 +1,10 @@
 import { Marked, type Tokens } from "marked";
 import { decodeHtml, escapeHtml } from "./html.js";
 
-/** A block of code produced at build time, inserted where a guide says `<!-- insert: name -->`. */
+/**
+ * A block of code produced at build time, inserted where a guide says `<!-- insert: name -->`. A snippet of
+ * `lang: "markdown"` (a generated table) is inserted as Markdown rather than as a code block.
+ */
 export interface Snippet {
   readonly lang: string;
   readonly code: string;
@@ -30,7 +33,7 @@ export function renderMarkdown(
     const snippet = snippets[name];
     if (!snippet) throw new Error(`unknown snippet "${name}" (known: ${Object.keys(snippets).join(", ")})`);
     unused.delete(name);
-    return toFence(snippet);
+    return snippet.lang === "markdown" ? snippet.code : toFence(snippet);
   });
   if (unused.size > 0) throw new Error(`snippets never inserted: ${[...unused].join(", ")}`);
 

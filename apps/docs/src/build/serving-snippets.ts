@@ -16,6 +16,7 @@ import {
 import { loadContracts } from "./contracts.js";
 import type { Snippet } from "./markdown.js";
 import { cliSnippet, fleetSnippet, studioServe } from "./serving-cli.js";
+import { engineOptionsTable } from "./serving-options.js";
 import { stackSnippets } from "./serving-stack.js";
 import { multilineCommand } from "./shell-lines.js";
 import { statusExample } from "./status-example.js";
@@ -67,6 +68,7 @@ export function servingSnippets(): Record<string, Snippet> {
   const withKey = buildServeCommand({ ...exposed, apiKey: "placeholder-only-its-name-is-shown" });
   return {
     "full-command": sh(serve(fullModel)),
+    "engine-options-table": engineOptionsTable(),
     "full-from-disk-command": sh(serve(fullModelFromDisk)),
     "lora-command": sh(serve(loraModel)),
     "several-adapters-command": sh(serve(severalAdapters)),

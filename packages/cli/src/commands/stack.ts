@@ -10,6 +10,7 @@ import {
 } from "@finetune-studio/serve-kit";
 import { stringify } from "yaml";
 import { ExitCode } from "../exit-codes.js";
+import { ENGINE_FLAG_LIST } from "../help.js";
 import { type CliIo, UsageError } from "../io.js";
 import { type ParsedStackArgs, parseStackArgs, STACK_FIELD_FLAGS } from "../stack-args.js";
 import type { CliCommand } from "./command-type.js";
@@ -115,6 +116,17 @@ function emit(io: CliIo, out: string | undefined, file: string, yaml: string, co
   io.out(`${commands.join("\n")}\n`);
 }
 
+/** A comma-separated list cut into indented lines of the help's width. */
+function wrap(list: string): string {
+  const lines: string[] = [];
+  for (const item of list.split(", ")) {
+    const last = lines.at(-1);
+    if (last !== undefined && `${last}, ${item}`.length <= 100) lines[lines.length - 1] = `${last}, ${item}`;
+    else lines.push(`  ${item}`);
+  }
+  return lines.join(",\n");
+}
+
 const HELP = `studio-serve stack: run a fine-tuned model on Kubernetes with vLLM production-stack.
 
 Prints values for the ${VLLM_STACK_CHART.name} Helm chart (version ${VLLM_STACK_CHART.version}) or its LoraAdapter
@@ -126,9 +138,11 @@ Usage:
   studio-serve stack adapters lora <base> --adapter name=path ... --adapter-loading runtime [options]
 
 What to serve (as for studio-serve command):
-  --served-model-name N     full: the name clients send in "model"
+  --served-model-name N     the name clients send in "model" (lora: for the base model)
   --adapter name=path       lora: an adapter (hub repository, or a path under the storage); repeat
-  --max-lora-rank R, --max-loras K
+  vLLM's engine options, as for studio-serve command (see its --help; prefix caching is on unless
+  --no-enable-prefix-caching; --tensor-parallel-size must equal --gpus-per-replica):
+${wrap(ENGINE_FLAG_LIST)}
 
 Engines:
   --name N                  the model's name in the chart (default: from the served name or base)
@@ -137,7 +151,7 @@ Engines:
   --replicas N              engine pods (default 1)           --gpus-per-replica G (default 1;
                             more shards the model across them)
   --cpu N, --memory Q       requested per pod (default 8 and 32Gi)
-  --max-model-len N, --dtype T, --no-prefix-caching, --runtime-class C
+  --runtime-class C         the pods' runtime class (--no-prefix-caching: --no-enable-prefix-caching)
   --startup-timeout S       how long an engine may take to load before it is restarted (default 1800)
 
 Weights on disk (local paths must sit under the mount):

@@ -1,11 +1,17 @@
 import { describeValue } from "@finetune-studio/internal";
 import { ServeConfigError } from "../errors.js";
+import {
+  ENGINE_OPTION_LIST,
+  engineOptionsFor,
+  type LoraEngineOptions,
+  normalizeEngineOptions,
+} from "../options/engine-options.js";
 import type { LoraAdapter } from "../serve-options.js";
 import {
   CONFIG_FLAG,
   looksLikeOption,
-  OWNED_FLAGS,
   ownedFlagSetBy,
+  ownedFlags,
   readOptionWord,
   resolvesTo,
   type VllmOptionWord,
@@ -16,10 +22,8 @@ import {
   checkApiKey,
   checkHost,
   checkKnownKeys,
-  checkMaxLoraRank,
   checkObject,
   checkPort,
-  checkPositiveInteger,
   checkReference,
   checkServedName,
   optional,
@@ -32,29 +36,34 @@ interface NormalizedCommon {
   host: string;
   port: number;
   apiKey: string | undefined;
+  servedModelName: string | undefined;
+  /** The engine options given, checked (a full serve never holds the LoRA-only ones). */
+  engine: LoraEngineOptions;
   extraArgs: string[];
 }
 
 export interface NormalizedFull extends NormalizedCommon {
   kind: "full";
   model: string;
-  servedModelName: string | undefined;
 }
 
 export interface NormalizedLora extends NormalizedCommon {
   kind: "lora";
   baseModel: string;
   adapters: LoraAdapter[];
-  maxLoraRank: number | undefined;
-  maxLoras: number | undefined;
 }
 
 /** Serve options after every rule has been checked and defaults applied. */
 export type NormalizedServe = NormalizedFull | NormalizedLora;
 
-const COMMON_KEYS = ["kind", "host", "port", "apiKey", "extraArgs"] as const;
-const FULL_KEYS = [...COMMON_KEYS, "model", "servedModelName"];
-const LORA_KEYS = [...COMMON_KEYS, "baseModel", "adapters", "maxLoraRank", "maxLoras"];
+const COMMON_KEYS = ["kind", "host", "port", "apiKey", "servedModelName", "extraArgs"] as const;
+const FULL_KEYS = [...COMMON_KEYS, "model", ...engineOptionsFor("full").map((option) => option.key)];
+const LORA_KEYS = [
+  ...COMMON_KEYS,
+  "baseModel",
+  "adapters",
+  ...ENGINE_OPTION_LIST.map((option) => option.key),
+];
 
 /** Checks every rule of the serve options (the input may come from plain JavaScript) and fills in defaults. */
 export function normalizeServeOptions(input: unknown): NormalizedServe {
@@ -68,28 +77,26 @@ export function normalizeServeOptions(input: unknown): NormalizedServe {
     kind === "full" ? FULL_KEYS : LORA_KEYS,
     kind === "full" ? "a full serve" : "a LoRA serve",
   );
+  const engine = normalizeEngineOptions(options, kind);
   const common: NormalizedCommon = {
     host: optional(options.host, checkHost, "host") ?? DEFAULT_HOST,
     port: optional(options.port, checkPort, "port") ?? DEFAULT_PORT,
     apiKey: optional(options.apiKey, checkApiKey, "apiKey"),
-    extraArgs: checkExtraArgs(options.extraArgs, kind),
+    servedModelName: optional(options.servedModelName, checkServedName, "servedModelName"),
+    engine,
+    extraArgs: checkExtraArgs(options.extraArgs, kind, engine),
   };
-  if (kind === "full") {
-    return {
-      kind,
-      model: checkReference(options.model, "model"),
-      servedModelName: optional(options.servedModelName, checkServedName, "servedModelName"),
-      ...common,
-    };
+  if (kind === "full") return { kind, model: checkReference(options.model, "model"), ...common };
+  const adapters = checkAdapters(options.adapters);
+  const clash = adapters.find((adapter) => adapter.name === common.servedModelName);
+  if (clash !== undefined) {
+    throw new ServeConfigError(
+      "servedModelName",
+      "must differ from every adapter's name: a client asking for the adapter would get the base model",
+      describeValue(common.servedModelName),
+    );
   }
-  return {
-    kind,
-    baseModel: checkReference(options.baseModel, "baseModel"),
-    adapters: checkAdapters(options.adapters),
-    maxLoraRank: optional(options.maxLoraRank, checkMaxLoraRank, "maxLoraRank"),
-    maxLoras: optional(options.maxLoras, checkPositiveInteger, "maxLoras"),
-    ...common,
-  };
+  return { kind, baseModel: checkReference(options.baseModel, "baseModel"), adapters, ...common };
 }
 
 function checkAdapters(value: unknown): LoraAdapter[] {
@@ -115,7 +122,7 @@ function checkAdapters(value: unknown): LoraAdapter[] {
   });
 }
 
-function checkExtraArgs(value: unknown, kind: "full" | "lora"): string[] {
+function checkExtraArgs(value: unknown, kind: "full" | "lora", engine: LoraEngineOptions): string[] {
   if (value === undefined) return [];
   if (!Array.isArray(value))
     throw new ServeConfigError("extraArgs", "must be an array of strings", describeValue(value));
@@ -124,8 +131,9 @@ function checkExtraArgs(value: unknown, kind: "full" | "lora"): string[] {
       throw new ServeConfigError(`extraArgs[${index}]`, "must be a string", describeValue(argument));
     return argument;
   });
+  const owned = ownedFlags(kind, engine);
   args.forEach((argument, index) => {
-    checkExtraArg(argument, index, args, kind);
+    checkExtraArg(argument, index, args, owned);
   });
   checkFirstKeptWord(args);
   return args;
@@ -160,7 +168,7 @@ function checkExtraArg(
   argument: string,
   index: number,
   args: readonly string[],
-  kind: "full" | "lora",
+  owned: Record<string, string>,
 ): void {
   const field = `extraArgs[${index}]`;
   const refuse = (rule: string, given = describeValue(argument)): never => {
@@ -170,11 +178,11 @@ function checkExtraArg(
   if (argument === "--") refuse("must not end vLLM's options with '--'");
   const word = readOptionWord(argument);
   if (word === undefined) return;
-  const owned = ownedFlagSetBy(argument, OWNED_FLAGS[kind]);
-  if (owned !== undefined) {
-    const rule = `must not set ${owned}, which the builder writes (vLLM reads ${describeSpelling(word)} as ${owned}); use ${OWNED_FLAGS[kind][owned]}`;
+  const flag = ownedFlagSetBy(argument, owned);
+  if (flag !== undefined) {
+    const rule = `must not set ${flag}, which the builder writes (vLLM reads ${describeSpelling(word)} as ${flag}); use ${owned[flag]}`;
     // A key may follow --api-key in any spelling: never echo the argument.
-    refuse(rule, owned === "--api-key" ? "an --api-key argument" : describeValue(argument));
+    refuse(rule, flag === "--api-key" ? "an --api-key argument" : describeValue(argument));
   }
   if (word.name === CONFIG_FLAG || resolvesTo(word.name, CONFIG_FLAG)) {
     refuse(

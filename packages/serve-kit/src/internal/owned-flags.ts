@@ -1,3 +1,5 @@
+import { ENGINE_OPTION_LIST, type LoraEngineOptions } from "../options/engine-options.js";
+
 // How vLLM's parser reads an extra argument's option name, and the options the builder owns.
 //
 // Followed from vLLM's source at commit 00da11e37d1f (main after v0.11, November 2026):
@@ -21,29 +23,48 @@ const COMMON: Record<string, string> = {
   "--port": "the port option",
   "--api-key": "the apiKey option, which travels as VLLM_API_KEY and never in argv",
   "--uds": "host and port (a Unix socket would leave the client config pointing nowhere)",
+  // A second served name could equal an adapter's name and answer for it with the bare base model.
+  "--served-model-name": "the servedModelName option",
 };
 
-const LORA_FLAGS = ["--enable-lora", "--no-enable-lora", "--lora-modules", "--max-lora-rank", "--max-loras"];
-
-export const OWNED_FLAGS: Record<"full" | "lora", Record<string, string>> = {
+const STRUCTURE: Record<"full" | "lora", Record<string, string>> = {
   full: {
-    ...COMMON,
     "--model": "the model option",
-    "--served-model-name": "the servedModelName option",
-    ...Object.fromEntries(LORA_FLAGS.map((flag) => [flag, "kind 'lora' with adapters"])),
+    ...Object.fromEntries(
+      ["--enable-lora", "--no-enable-lora", "--lora-modules"].map((flag) => [
+        flag,
+        "kind 'lora' with adapters",
+      ]),
+    ),
   },
   lora: {
-    ...COMMON,
     "--model": "the baseModel option",
-    // A second served name could equal an adapter's name and answer for it with the bare base model.
-    "--served-model-name": "the adapters option: LoRA clients send an adapter's name",
     "--enable-lora": "kind 'lora', which turns it on",
     "--no-enable-lora": "kind 'full' to serve without adapters",
     "--lora-modules": "the adapters option (vLLM keeps only the last --lora-modules)",
-    "--max-lora-rank": "the maxLoraRank option",
-    "--max-loras": "the maxLoras option",
   },
 };
+
+/**
+ * The flags an extra argument may not set for a serve of this kind, and the option to use instead: the
+ * builder's own, each engine option's flag (always, or once the option is set: see `ENGINE_OPTIONS`), and
+ * the LoRA-only ones for a full serve.
+ */
+export function ownedFlags(kind: "full" | "lora", engine: LoraEngineOptions): Record<string, string> {
+  const owned: Record<string, string> = { ...COMMON, ...STRUCTURE[kind] };
+  for (const option of ENGINE_OPTION_LIST) {
+    const flags =
+      option.cli.valueName === null ? [option.flag, `--no-${option.flag.slice(2)}`] : [option.flag];
+    const instead =
+      kind === "full" && option.loraOnly
+        ? "kind 'lora' with adapters"
+        : option.owned === "always" || engine[option.key] !== undefined
+          ? `the ${option.key} option`
+          : undefined;
+    if (instead !== undefined) for (const flag of flags) owned[flag] = instead;
+  }
+  return owned;
+}
 
 /** The option that makes vLLM read a YAML file of options, which the guard could not see. */
 export const CONFIG_FLAG = "--config";

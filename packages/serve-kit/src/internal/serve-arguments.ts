@@ -1,3 +1,4 @@
+import { engineArguments } from "../options/engine-options.js";
 import { loraModuleArgument } from "./lora-modules.js";
 import type { NormalizedServe } from "./normalize.js";
 
@@ -10,19 +11,11 @@ import type { NormalizedServe } from "./normalize.js";
  */
 export function vllmServeArguments(options: NormalizedServe, listenHost: string): string[] {
   const listen = ["--host", listenHost, "--port", String(options.port)];
-  if (options.kind === "full") {
-    const name =
-      options.servedModelName === undefined ? [] : ["--served-model-name", options.servedModelName];
-    return [options.model, ...listen, ...name, ...options.extraArgs];
-  }
-  return [
-    options.baseModel,
-    ...listen,
-    "--enable-lora",
-    "--lora-modules",
-    ...options.adapters.map(loraModuleArgument),
-    ...(options.maxLoraRank === undefined ? [] : ["--max-lora-rank", String(options.maxLoraRank)]),
-    ...(options.maxLoras === undefined ? [] : ["--max-loras", String(options.maxLoras)]),
-    ...options.extraArgs,
-  ];
+  const name = options.servedModelName === undefined ? [] : ["--served-model-name", options.servedModelName];
+  const lora =
+    options.kind === "full"
+      ? []
+      : ["--enable-lora", "--lora-modules", ...options.adapters.map(loraModuleArgument)];
+  const model = options.kind === "full" ? options.model : options.baseModel;
+  return [model, ...listen, ...name, ...lora, ...engineArguments(options.engine), ...options.extraArgs];
 }

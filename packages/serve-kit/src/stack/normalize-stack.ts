@@ -10,6 +10,12 @@ import {
   optional,
   refuse,
 } from "../internal/validate.js";
+import {
+  ENGINE_OPTION_LIST,
+  ENGINE_OPTIONS,
+  type EngineOptionKey,
+  type LoraEngineOptions,
+} from "../options/engine-options.js";
 import { CHART_LONGEST_SUFFIX, CHART_PVC_MOUNT_PATH } from "./chart.js";
 import {
   checkDnsLabel,
@@ -21,7 +27,6 @@ import {
 import type {
   SecretKeyReference,
   StackAdapterLoading,
-  StackDtype,
   StackRoutingLogic,
   StackStorage,
 } from "./stack-options.js";
@@ -33,7 +38,6 @@ export const DEFAULT_STARTUP_TIMEOUT_SECONDS = 1800;
 /** How often Kubernetes asks `/health` while an engine starts; the timeout becomes a number of these. */
 export const STARTUP_PROBE_PERIOD_SECONDS = 10;
 
-const DTYPES: readonly StackDtype[] = ["auto", "half", "float16", "bfloat16", "float", "float32"];
 const ROUTING: readonly StackRoutingLogic[] = ["roundrobin", "session", "prefixaware"];
 const LOADING: readonly StackAdapterLoading[] = ["static", "runtime"];
 const OPTION_KEYS = [
@@ -70,9 +74,11 @@ export interface NormalizedStack {
   gpusPerReplica: number;
   cpu: number;
   memory: string;
-  maxModelLen: number | undefined;
-  dtype: StackDtype | undefined;
-  prefixCaching: boolean;
+  /**
+   * The engine options the engines run with: the serve configuration's, with the stack's own aliases
+   * (`maxModelLen`, `dtype`, `prefixCaching`) and `gpusPerReplica` as tensor parallelism folded in.
+   */
+  engine: LoraEngineOptions;
   apiKeySecret: SecretKeyReference | undefined;
   hfTokenSecret: SecretKeyReference | undefined;
   storage: StackStorage | undefined;
@@ -93,11 +99,6 @@ function oneOf<T extends string>(allowed: readonly T[]) {
   };
 }
 
-function checkBoolean(value: unknown, field: string): boolean {
-  if (typeof value !== "boolean") refuse(field, "must be true or false", value);
-  return value;
-}
-
 /** Checks the serve configuration and the stack options together (the input may come from plain JavaScript). */
 export function normalizeStackOptions(config: unknown, input: unknown = {}): NormalizedStack {
   const serve = normalizeServeOptions(config);
@@ -113,6 +114,11 @@ export function normalizeStackOptions(config: unknown, input: unknown = {}): Nor
       : checkModelName(options.name, nameBudget, release);
 
   const { repository, tag } = splitImage(options.image ?? DEFAULT_VLLM_IMAGE);
+  // A replica's GPUs only help when the model is sharded across them: tensor parallelism requests as many.
+  const gpusPerReplica =
+    optional(options.gpusPerReplica, checkPositiveInteger, "gpusPerReplica") ??
+    serve.engine.tensorParallelSize ??
+    1;
   const replicas = optional(options.replicas, checkPositiveInteger, "replicas") ?? 1;
   const storage = optional(options.storage, (v) => checkStorage(v, replicas), "storage");
   const mountPath = storage === undefined ? undefined : storageMountPath(storage);
@@ -149,12 +155,10 @@ export function normalizeStackOptions(config: unknown, input: unknown = {}): Nor
     repository,
     tag,
     replicas,
-    gpusPerReplica: optional(options.gpusPerReplica, checkPositiveInteger, "gpusPerReplica") ?? 1,
+    gpusPerReplica,
     cpu: optional(options.cpu, checkPositiveInteger, "cpu") ?? DEFAULT_CPU,
     memory: optional(options.memory, checkQuantity, "memory") ?? DEFAULT_MEMORY,
-    maxModelLen: optional(options.maxModelLen, checkPositiveInteger, "maxModelLen"),
-    dtype: optional(options.dtype, oneOf(DTYPES), "dtype"),
-    prefixCaching: optional(options.prefixCaching, checkBoolean, "prefixCaching") ?? true,
+    engine: stackEngine(serve, options, gpusPerReplica),
     apiKeySecret,
     hfTokenSecret: optional(options.hfTokenSecret, checkSecretReference, "hfTokenSecret"),
     storage,
@@ -355,15 +359,60 @@ function checkRuntimeLoading(stack: NormalizedStack): void {
   });
 }
 
+/**
+ * The stack options that say what an engine option says: `maxModelLen`, `dtype` and `prefixCaching` (kept
+ * for callers of the stack builders before the serve configuration took them).
+ */
+const STACK_ALIASES = {
+  maxModelLen: "maxModelLen",
+  dtype: "dtype",
+  prefixCaching: "enablePrefixCaching",
+} as const satisfies Record<string, EngineOptionKey>;
+
+/** The engine options of the serve configuration, with the stack's aliases and its GPUs folded in. */
+function stackEngine(
+  serve: NormalizedServe,
+  options: Record<string, unknown>,
+  gpusPerReplica: number,
+): LoraEngineOptions {
+  const engine: Record<string, unknown> = { ...serve.engine };
+  for (const [alias, key] of Object.entries(STACK_ALIASES)) {
+    if (options[alias] === undefined) continue;
+    const value = ENGINE_OPTIONS[key].check(options[alias], alias);
+    if (engine[key] !== undefined && engine[key] !== value) {
+      refuse(
+        alias,
+        `must agree with the serve configuration's ${key} (${String(engine[key])}), or be left out`,
+        value,
+      );
+    }
+    engine[key] = value;
+  }
+  const parallel = serve.engine.tensorParallelSize;
+  if (parallel !== undefined && parallel !== gpusPerReplica) {
+    refuse(
+      "gpusPerReplica",
+      `must equal the serve configuration's tensorParallelSize (${parallel}): each replica shards the model across its GPUs`,
+      gpusPerReplica,
+    );
+  }
+  if (gpusPerReplica > 1) engine.tensorParallelSize = gpusPerReplica;
+  return engine as LoraEngineOptions;
+}
+
 /** Flags the chart writes from these values; an extra argument setting one would contradict the values. */
 function chartOwnedFlags(stack: NormalizedStack): Record<string, string> {
-  return {
-    "--enable-prefix-caching": "the prefixCaching stack option",
-    "--no-enable-prefix-caching": "the prefixCaching stack option",
+  const owned: Record<string, string> = {
+    "--enable-prefix-caching": "the enablePrefixCaching option (or the prefixCaching stack option)",
+    "--no-enable-prefix-caching": "the enablePrefixCaching option (or the prefixCaching stack option)",
     "--tensor-parallel-size": "the gpusPerReplica stack option, which also requests the GPUs",
-    ...(stack.maxModelLen === undefined ? {} : { "--max-model-len": "the maxModelLen stack option alone" }),
-    ...(stack.dtype === undefined ? {} : { "--dtype": "the dtype stack option alone" }),
   };
+  for (const option of ENGINE_OPTION_LIST) {
+    if (option.stackKey !== null && stack.engine[option.key] !== undefined) {
+      owned[option.flag] ??= `the ${option.key} option alone`;
+    }
+  }
+  return owned;
 }
 
 function checkExtraArgsAgainstChart(stack: NormalizedStack): void {

@@ -1,3 +1,4 @@
+import type { EngineOptionValues, StackVllmConfigKey, VllmDtype } from "../options/engine-options.js";
 /** A key in a Kubernetes Secret: the chart and the LoRA controller read the value from there, never from values. */
 export interface SecretKeyReference {
   /** The Secret's name (a DNS subdomain: lower-case letters, digits, `-` and `.`). */
@@ -37,8 +38,8 @@ export type StackStorage =
       path: string;
     };
 
-/** vLLM's `--dtype` choices. */
-export type StackDtype = "auto" | "half" | "float16" | "bfloat16" | "float" | "float32";
+/** vLLM's `--dtype` choices (declared with the engine options). */
+export type StackDtype = VllmDtype;
 
 /**
  * The router's ways of picking an engine that work with plain vLLM engines. (The chart also knows `kvaware`
@@ -118,12 +119,9 @@ export interface StackModelSpec {
   requestMemory: string;
   requestGPU: number;
   enableLoRA: boolean;
-  vllmConfig: {
+  /** The engine options with a chart key (serve-kit's `ENGINE_OPTIONS`), and the arguments the chart has none for. */
+  vllmConfig: Partial<Pick<EngineOptionValues, StackVllmConfigKey>> & {
     enablePrefixCaching: boolean;
-    maxModelLen?: number;
-    dtype?: StackDtype;
-    maxLoras?: number;
-    tensorParallelSize?: number;
     extraArgs: string[];
   };
   hf_token?: ChartSecretReference;

@@ -1,4 +1,5 @@
 import { loraModuleArgument } from "../internal/lora-modules.js";
+import { ENGINE_OPTION_LIST, engineArguments, type LoraEngineOptions } from "../options/engine-options.js";
 import type { ServeOptions } from "../serve-options.js";
 import {
   type NormalizedStack,
@@ -70,13 +71,9 @@ function modelSpec(stack: NormalizedStack): StackModelSpec {
     enableLoRA: serve.kind === "lora",
     vllmConfig: {
       // The chart writes --no-enable-prefix-caching unless this is true, unlike vLLM's own default.
-      enablePrefixCaching: stack.prefixCaching,
-      ...(stack.maxModelLen === undefined ? {} : { maxModelLen: stack.maxModelLen }),
-      ...(stack.dtype === undefined ? {} : { dtype: stack.dtype }),
-      ...(serve.kind === "lora" && serve.maxLoras !== undefined ? { maxLoras: serve.maxLoras } : {}),
-      // Several GPUs in a pod only help when the model is sharded across them.
-      ...(stack.gpusPerReplica > 1 ? { tensorParallelSize: stack.gpusPerReplica } : {}),
-      extraArgs: engineArguments(stack),
+      enablePrefixCaching: stack.engine.enablePrefixCaching ?? true,
+      ...chartKeys(stack.engine),
+      extraArgs: extraArguments(stack),
     },
   };
   if (stack.hfTokenSecret !== undefined) {
@@ -88,20 +85,30 @@ function modelSpec(stack: NormalizedStack): StackModelSpec {
   return spec;
 }
 
+/** Each engine option with a chart key, under that key (the chart writes the flag). */
+function chartKeys(engine: LoraEngineOptions): Partial<StackModelSpec["vllmConfig"]> {
+  const keys: Record<string, unknown> = {};
+  for (const option of ENGINE_OPTION_LIST) {
+    const value = engine[option.key];
+    if (option.stackKey !== null && value !== undefined) keys[option.stackKey] = value;
+  }
+  return keys;
+}
+
 /**
  * What follows the chart's own `vllm serve <model> --host --port ...`: the served name, the adapters (static
- * loading) and their rank, then the configuration's extra arguments.
+ * loading), the engine options the chart has no key for, then the configuration's extra arguments.
  */
-function engineArguments(stack: NormalizedStack): string[] {
-  const { serve } = stack;
-  if (serve.kind === "full") {
-    const name = serve.servedModelName === undefined ? [] : ["--served-model-name", serve.servedModelName];
-    return [...name, ...serve.extraArgs];
-  }
+function extraArguments(stack: NormalizedStack): string[] {
+  const { serve, engine } = stack;
+  const name = serve.servedModelName === undefined ? [] : ["--served-model-name", serve.servedModelName];
   const modules =
-    stack.adapterLoading === "static" ? ["--lora-modules", ...serve.adapters.map(loraModuleArgument)] : [];
-  const rank = serve.maxLoraRank === undefined ? [] : ["--max-lora-rank", String(serve.maxLoraRank)];
-  return [...modules, ...rank, ...serve.extraArgs];
+    serve.kind === "lora" && stack.adapterLoading === "static"
+      ? ["--lora-modules", ...serve.adapters.map(loraModuleArgument)]
+      : [];
+  const unkeyed = ENGINE_OPTION_LIST.filter((option) => option.stackKey === null).map((option) => option.key);
+  const rest = engineArguments(Object.fromEntries(unkeyed.map((key) => [key, engine[key]])));
+  return [...name, ...modules, ...rest, ...serve.extraArgs];
 }
 
 function storageValues(stack: NormalizedStack): Partial<StackModelSpec> {

@@ -1,0 +1,32 @@
+import { getFreePort, type ManagedProcess, waitForOutput } from "@finetune-studio/testing";
+import { afterEach, describe, expect, it } from "vitest";
+import { fakeVllmEnv, startCli } from "./test/cli-process.js";
+
+// Issue #21: every engine option of serve-kit's table works on every path. `command` and docker are
+// checked in cli.test.ts; here `launch`, with one instance and with several, hands them to vLLM.
+
+const running: ManagedProcess[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((proc) => proc.stop()));
+});
+
+const ENGINE_FLAGS = ["--max-model-len", "4096", "--dtype", "bfloat16", "--gpu-memory-utilization", "0.8"];
+
+describe("launch hands the engine options to vLLM", { timeout: 120_000 }, () => {
+  it.each([
+    ["one instance", []],
+    ["two instances", ["--instances", "2"]],
+  ])("%s", async (_name, more) => {
+    const port = await getFreePort();
+    const fake = fakeVllmEnv({ FAKE_VLLM_PRISM: "0" });
+    const proc = startCli(
+      ["launch", "full", "acme/m", "--port", String(port), ...ENGINE_FLAGS, ...more],
+      fake.env,
+    );
+    running.push(proc);
+    await waitForOutput(proc, /^ready: /m, 90_000);
+    expect(fake.record()?.argv.join(" ")).toContain(ENGINE_FLAGS.join(" "));
+    proc.child.kill("SIGINT");
+    await proc.exited;
+  });
+});
