@@ -67,6 +67,8 @@ describe("studio-serve command", () => {
       "0.85",
       "--tensor-parallel-size",
       "2",
+      "--max-num-seqs",
+      "64",
       "--no-enable-prefix-caching",
       "--quantization",
       "awq",
@@ -76,6 +78,7 @@ describe("studio-serve command", () => {
       dtype: "bfloat16",
       gpuMemoryUtilization: 0.85,
       tensorParallelSize: 2,
+      maxNumSeqs: 64,
       enablePrefixCaching: false,
       quantization: "awq",
     } as const;
@@ -84,7 +87,7 @@ describe("studio-serve command", () => {
     expect(JSON.parse(plain.stdout)).toEqual(buildServeCommand({ kind: "full", model: "m", ...options }));
     const docker = await runCapture(["command", "full", "m", ...flags, "--docker", "--json"]);
     expect(JSON.parse(docker.stdout).argv.join(" ")).toContain(
-      "--max-model-len 8192 --dtype bfloat16 --gpu-memory-utilization 0.85 --tensor-parallel-size 2 --no-enable-prefix-caching --quantization awq",
+      "--max-model-len 8192 --dtype bfloat16 --gpu-memory-utilization 0.85 --tensor-parallel-size 2 --max-num-seqs 64 --no-enable-prefix-caching --quantization awq",
     );
     const lora = await runCapture([
       "command",

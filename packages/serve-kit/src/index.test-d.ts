@@ -51,6 +51,7 @@ describe("types", () => {
       dtype: "bfloat16",
       gpuMemoryUtilization: 0.85,
       tensorParallelSize: 2,
+      maxNumSeqs: 64,
       enablePrefixCaching: true,
       quantization: "awq",
     });

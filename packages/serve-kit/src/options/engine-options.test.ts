@@ -19,6 +19,7 @@ const SAMPLES: { [K in keyof EngineOptionValues]: { good: EngineOptionValues[K];
   dtype: { good: "bfloat16", bad: "fp8" },
   gpuMemoryUtilization: { good: 0.85, bad: 1.2 },
   tensorParallelSize: { good: 2, bad: -1 },
+  maxNumSeqs: { good: 64, bad: "many" },
   enablePrefixCaching: { good: false, bad: "yes" },
   quantization: { good: "awq", bad: "AWQ!" },
 };

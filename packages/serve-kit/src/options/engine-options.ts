@@ -28,6 +28,8 @@ export interface EngineOptionValues {
   gpuMemoryUtilization: number;
   /** How many GPUs one instance shards the model across. */
   tensorParallelSize: number;
+  /** How many sequences run in one batch at most. */
+  maxNumSeqs: number;
   /** Reuse the KV cache of shared prompt prefixes (vLLM turns it on by default for most models). */
   enablePrefixCaching: boolean;
   /** How the checkpoint is quantized (`awq`, `gptq`, `fp8`, `bitsandbytes`, ...); vLLM reads it from the checkpoint when absent. */
@@ -47,6 +49,7 @@ export type StackVllmConfigKey =
   | "dtype"
   | "gpuMemoryUtilization"
   | "tensorParallelSize"
+  | "maxNumSeqs"
   | "enablePrefixCaching"
   | "maxLoras";
 
@@ -145,6 +148,16 @@ export const ENGINE_OPTIONS: { readonly [K in EngineOptionKey]: EngineOption<K> 
     argv: flagWithValue("--tensor-parallel-size"),
     stackKey: "tensorParallelSize",
     cli: { valueName: "N", help: "GPUs one instance shards the model across (vLLM: 1)" },
+  },
+  maxNumSeqs: {
+    key: "maxNumSeqs",
+    flag: "--max-num-seqs",
+    loraOnly: false,
+    owned: "when-set",
+    check: checkPositiveInteger,
+    argv: flagWithValue("--max-num-seqs"),
+    stackKey: "maxNumSeqs",
+    cli: { valueName: "N", help: "sequences in one batch at most (vLLM picks a default for the GPU)" },
   },
   enablePrefixCaching: {
     key: "enablePrefixCaching",

@@ -60,6 +60,7 @@ export const VLLM_STACK_KEYS: Readonly<Record<string, KeyRule>> = {
   "servingEngineSpec.modelSpec[].vllmConfig.maxLoras": { type: "integer" },
   "servingEngineSpec.modelSpec[].vllmConfig.tensorParallelSize": { type: "integer" },
   "servingEngineSpec.modelSpec[].vllmConfig.gpuMemoryUtilization": { type: "number" },
+  "servingEngineSpec.modelSpec[].vllmConfig.maxNumSeqs": { type: "integer" },
   "servingEngineSpec.modelSpec[].vllmConfig.extraArgs": { type: "array" },
   "servingEngineSpec.modelSpec[].vllmConfig.extraArgs[]": { type: "string" },
   routerSpec: { type: "object" },
