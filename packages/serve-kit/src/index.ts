@@ -1,4 +1,20 @@
 // The public surface of @finetune-studio/serve-kit. Everything else lives in ./internal and is not API.
+
+export {
+  arrivalTimesMs,
+  type BenchMetrics,
+  type BenchRequestRecord,
+  type BenchSlo,
+  type CapacityAnswer,
+  capacityFromSweep,
+  computeBenchMetrics,
+  type LatencySummary,
+  latencyChartSvg,
+  parseSlo,
+  percentile,
+  type SweepPoint,
+  timePerOutputToken,
+} from "./bench/index.js";
 export {
   buildDockerCommand,
   DEFAULT_HF_CACHE_VOLUME,
