@@ -1,4 +1,5 @@
 import { adapter } from "./adapter.js";
+import { bench } from "./bench.js";
 import { command } from "./command.js";
 import type { CliCommand } from "./command-type.js";
 import { doctor } from "./doctor.js";
@@ -16,6 +17,7 @@ export const COMMANDS: readonly CliCommand[] = [
   reload,
   adapter,
   status,
+  bench,
   doctor,
   nginx,
   prometheus,

@@ -184,16 +184,21 @@ function integerOption(value: unknown, flag: string, fallback: number, min: numb
   return number;
 }
 
-function readApiKey(name: string | undefined, env: NodeJS.ProcessEnv): string | undefined {
+/** The server's key: from `--api-key-env NAME`, else a `VLLM_API_KEY` in the environment. */
+export function readApiKey(
+  name: string | undefined,
+  env: NodeJS.ProcessEnv,
+  command = "status",
+): string | undefined {
   if (name === undefined) return env.VLLM_API_KEY === "" ? undefined : env.VLLM_API_KEY;
   if (!ENV_NAME.test(name)) {
     throw new UsageError(
       `--api-key-env: must name an environment variable such as MY_VLLM_KEY, not hold the key (given a ${name.length}-character value)`,
-      "status",
+      command,
     );
   }
   const key = env[name];
-  if (key === undefined || key === "") throw new UsageError(`--api-key-env: ${name} is not set`, "status");
+  if (key === undefined || key === "") throw new UsageError(`--api-key-env: ${name} is not set`, command);
   return key;
 }
 

@@ -1,0 +1,98 @@
+import { createChatClient } from "@finetune-studio/client";
+import {
+  capacityFromSweep,
+  computeBenchMetrics,
+  parseSlo,
+  type SweepPoint,
+} from "@finetune-studio/serve-kit";
+import { afterAll, describe, expect, it } from "vitest";
+import { syntheticRequests } from "./bench/prompts.js";
+import { type LoadShape, runLoad } from "./bench/run-load.js";
+import { type Schedule, type ScheduleServer, startScheduleServer } from "./test/schedule-server.js";
+
+// Issue #25: against a stand-in whose schedule is known, the bench measures what the schedule says.
+// Tolerances are stated and generous: the stand-in and the load share two cores with the test runner.
+const TOLERANCE_MS = 40;
+
+const servers: ScheduleServer[] = [];
+afterAll(async () => {
+  await Promise.all(servers.map((server) => server.close()));
+});
+
+async function measure(schedule: Schedule, shape: LoadShape, count: number, slo?: string) {
+  const server = await startScheduleServer(schedule);
+  servers.push(server);
+  const chat = createChatClient({ baseUrl: server.url, maxRetries: 0 });
+  const run = await runLoad({
+    chat,
+    requests: syntheticRequests("stand-in", count, 16, schedule.chunks),
+    count,
+    shape,
+    timeoutMs: 30_000,
+    signal: new AbortController().signal,
+  });
+  return {
+    run,
+    metrics: computeBenchMetrics(
+      run.records,
+      run.durationSeconds,
+      slo === undefined ? undefined : parseSlo(slo),
+    ),
+  };
+}
+
+describe("bench against a known schedule: first chunk after 80 ms, then one every 20 ms, 10 chunks", {
+  timeout: 60_000,
+}, () => {
+  const schedule: Schedule = { firstChunkMs: 80, chunkEveryMs: 20, chunks: 10, promptTokens: 16 };
+  // One request takes 80 + 9 × 20 = 260 ms.
+  it.each<[string, LoadShape, number]>([
+    ["concurrency 1", { kind: "concurrency", concurrency: 1 }, 1 / 0.26],
+    ["concurrency 4", { kind: "concurrency", concurrency: 4 }, 4 / 0.26],
+    ["rate 5 (Poisson)", { kind: "rate", rate: 5, burstiness: 1, seed: 1 }, 5],
+  ])("%s: TTFT, TPOT, ITL, E2E and throughput as scheduled", async (_name, shape, requestsPerSecond) => {
+    const { metrics } = await measure(schedule, shape, 24);
+    expect(metrics.completed).toBe(24);
+    expect(metrics.failed).toBe(0);
+    expect(metrics.ttftMs.median).toBeGreaterThanOrEqual(80);
+    expect(metrics.ttftMs.median).toBeLessThan(80 + TOLERANCE_MS);
+    expect(Math.abs(metrics.tpotMs.median - 20)).toBeLessThan(8);
+    expect(Math.abs(metrics.itlMs.median - 20)).toBeLessThan(8);
+    expect(metrics.e2elMs.median).toBeGreaterThanOrEqual(260);
+    expect(metrics.e2elMs.median).toBeLessThan(260 + TOLERANCE_MS * 2);
+    expect(metrics.totalOutputTokens).toBe(240);
+    expect(metrics.totalInputTokens).toBe(24 * 16);
+    // A rate run's throughput follows the arrivals (n / rate seconds plus the last request's time).
+    expect(metrics.requestThroughput / requestsPerSecond).toBeGreaterThan(0.6);
+    expect(metrics.requestThroughput / requestsPerSecond).toBeLessThan(1.15);
+  });
+});
+
+describe("bench against a stand-in that degrades with load", { timeout: 120_000 }, () => {
+  it("finds the knee the stand-in was built with", async () => {
+    // First chunk after 20 + 60 × open ms: 80 ms alone, 140 with 2 open, 200 with 3, 260 with 4.
+    // Under ttft=170ms the knee is concurrency 2.
+    const schedule: Schedule = {
+      firstChunkMs: 20,
+      msPerOpenRequest: 60,
+      chunkEveryMs: 5,
+      chunks: 3,
+      promptTokens: 8,
+    };
+    const points: SweepPoint[] = [];
+    for (const concurrency of [1, 2, 3, 4]) {
+      const { metrics } = await measure(
+        schedule,
+        { kind: "concurrency", concurrency },
+        concurrency * 8,
+        "ttft=170ms",
+      );
+      points.push({ load: concurrency, metrics });
+    }
+    const answer = capacityFromSweep(points, { targetRps: 20 });
+    expect(answer).toMatchObject({ highestLoad: 2, firstFailingLoad: 3 });
+    // Two open at a time, about 140 + 10 ms each: about 13 good requests per second.
+    expect(answer.requestsPerSecond).toBeGreaterThan(8);
+    expect(answer.instances).toBeGreaterThanOrEqual(2);
+  });
+});

@@ -1,0 +1,73 @@
+import type { BenchMetrics, CapacityAnswer, LatencySummary } from "@finetune-studio/serve-kit";
+
+const ms = (value: number) =>
+  value >= 10_000 ? `${(value / 1000).toFixed(1)} s` : `${Math.round(value)} ms`;
+const pair = (summary: LatencySummary) => `${ms(summary.median)} / ${ms(summary.p99)}`;
+
+/** One row per load level: throughput, the latencies (p50 / p99) and what failed or met the SLOs. */
+export function formatBenchTable(rows: readonly { label: string; metrics: BenchMetrics }[]): string {
+  const headers = [
+    "LOAD",
+    "REQ/S",
+    "OUT TOK/S",
+    "TTFT p50/p99",
+    "TPOT p50/p99",
+    "ITL p50/p99",
+    "E2E p50/p99",
+    "OK",
+    "FAILED",
+    "GOOD",
+  ];
+  const cells = rows.map(({ label, metrics }) => [
+    label,
+    metrics.requestThroughput.toFixed(2),
+    metrics.outputThroughput.toFixed(1),
+    pair(metrics.ttftMs),
+    pair(metrics.tpotMs),
+    pair(metrics.itlMs),
+    pair(metrics.e2elMs),
+    String(metrics.completed),
+    metrics.failed === 0
+      ? "0"
+      : `${metrics.failed} (${Object.entries(metrics.failures)
+          .map(([kind, count]) => `${kind} ${count}`)
+          .join(", ")})`,
+    metrics.goodput === null ? "-" : `${(metrics.goodput.share * 100).toFixed(1)}%`,
+  ]);
+  const widths = headers.map((header, column) =>
+    Math.max(header.length, ...cells.map((row) => row[column]?.length ?? 0)),
+  );
+  const line = (row: readonly string[]) =>
+    row
+      .map((cell, column) =>
+        column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0),
+      )
+      .join("  ")
+      .trimEnd();
+  return `${[line(headers), ...cells.map(line)].join("\n")}\n`;
+}
+
+/** What the sweep says about one instance, and the fleet a target needs. */
+export function formatCapacity(
+  answer: CapacityAnswer,
+  loadName: string,
+  targetRps: number | undefined,
+): string {
+  const share = `${Math.round(answer.attainment * 100)}% of requests`;
+  if (answer.highestLoad === null) {
+    return `capacity: even the lowest ${loadName} tried missed the SLOs for more than ${100 - Math.round(answer.attainment * 100)}% of requests; try lower loads\n`;
+  }
+  const knee =
+    answer.firstFailingLoad === null
+      ? "every load tried met them: the knee lies higher, extend the sweep"
+      : `at ${answer.firstFailingLoad} they no longer held`;
+  const lines = [
+    `capacity: one instance serves ${loadName} ${answer.highestLoad} within the SLOs for ${share} (${(answer.requestsPerSecond ?? 0).toFixed(2)} good req/s); ${knee}`,
+  ];
+  if (targetRps !== undefined && answer.instances !== null) {
+    lines.push(
+      `for ${targetRps} req/s: launch --instances ${answer.instances} (or replicaCount ${answer.instances}), each kept ${Math.round(answer.headroom * 100)}% below its measured capacity`,
+    );
+  }
+  return `${lines.join("\n")}\n`;
+}
