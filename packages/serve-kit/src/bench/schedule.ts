@@ -50,7 +50,10 @@ export function arrivalTimesMs(count: number, rate: number, burstiness = 1, seed
       : Array.from({ length: count }, () => gammaDraw(burstiness, 1 / (rate * burstiness), random));
   const times: number[] = [];
   let total = 0;
-  for (const gap of gaps) times.push((total += gap));
+  for (const gap of gaps) {
+    total += gap;
+    times.push(total);
+  }
   // vLLM rescales so the run lasts n / rate whatever the draws: throughput then compares across seeds.
   const scale = total === 0 ? 1 : count / rate / total;
   return times.map((time) => time * scale * 1000);
