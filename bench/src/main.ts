@@ -5,6 +5,7 @@ import { describeMachine, oneMinuteLoad } from "./machine.js";
 import { measureBundleSizes } from "./measure/bundle-size.js";
 import { measureCalls } from "./measure/call-overhead.js";
 import { measureColdImports } from "./measure/cold-import.js";
+import { measureLoadGenerator } from "./measure/load-generator.js";
 import { fullStreamRun, measureStreaming, quickStreamRun } from "./measure/stream-bench.js";
 import { measureTreeHelpers } from "./measure/tree-helpers.js";
 import { renderReport, type Section } from "./report.js";
@@ -73,6 +74,8 @@ async function main(): Promise<void> {
   }
 
   sections.push(...(await measureStreaming(quick ? quickStreamRun : fullStreamRun, step)));
+
+  sections.push(await measureLoadGenerator(quick, step));
 
   step("bundle sizes");
   sections.push({
