@@ -15,6 +15,7 @@ import {
 } from "@finetune-studio/serve-kit";
 import { loadContracts } from "./contracts.js";
 import type { Snippet } from "./markdown.js";
+import { scaleSnippets } from "./scale-example.js";
 import { cliSnippet, fleetSnippet, studioServe } from "./serving-cli.js";
 import { engineOptionsTable } from "./serving-options.js";
 import { stackSnippets } from "./serving-stack.js";
@@ -116,6 +117,7 @@ export function servingSnippets(): Record<string, Snippet> {
       }),
     },
     ...monitoringSnippets(),
+    ...scaleSnippets(studioServe().entry),
     ...stackSnippets(),
   };
 }
