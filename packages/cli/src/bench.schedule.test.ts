@@ -50,6 +50,7 @@ describe("bench against a known schedule: first chunk after 80 ms, then one ever
     ["concurrency 1", { kind: "concurrency", concurrency: 1 }, 1 / 0.26],
     ["concurrency 4", { kind: "concurrency", concurrency: 4 }, 4 / 0.26],
     ["rate 5 (Poisson)", { kind: "rate", rate: 5, burstiness: 1, seed: 1 }, 5],
+    ["rate 12 (Poisson)", { kind: "rate", rate: 12, burstiness: 1, seed: 2 }, 12],
   ])("%s: TTFT, TPOT, ITL, E2E and throughput as scheduled", async (_name, shape, requestsPerSecond) => {
     const { metrics } = await measure(schedule, shape, 24);
     expect(metrics.completed).toBe(24);
