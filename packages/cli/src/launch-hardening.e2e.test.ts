@@ -5,7 +5,9 @@ import { getFreePort, type ManagedProcess, waitForOutput } from "@finetune-studi
 import { afterEach, describe, expect, it } from "vitest";
 import {
   CLI,
+  exitOf,
   fakeVllmEnv,
+  launchWithStandIn,
   printedProcessGroup,
   processGroupMembers,
   startCli,
@@ -20,20 +22,8 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((proc) => proc.stop()));
 });
 
-async function launch(extraEnv: NodeJS.ProcessEnv, more: string[] = []) {
-  const port = await getFreePort();
-  const fake = fakeVllmEnv(extraEnv);
-  const proc = startCli(["launch", "full", "acme/m", "--port", String(port), ...more], fake.env);
-  running.push(proc);
-  return { proc, fake, port };
-}
-
-async function exitOf(proc: ManagedProcess, withinMs: number): Promise<number | string> {
-  return await Promise.race([
-    proc.exited,
-    new Promise<string>((resolve) => setTimeout(() => resolve("still running"), withinMs)),
-  ]);
-}
+const launch = (extraEnv: NodeJS.ProcessEnv, more: string[] = []) =>
+  launchWithStandIn(running, extraEnv, more);
 
 function events(logDir: string): { event: string }[] {
   return readFileSync(join(logDir, "events.jsonl"), "utf8")

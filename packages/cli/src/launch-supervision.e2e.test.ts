@@ -1,12 +1,12 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { getFreePort, type ManagedProcess, waitForOutput } from "@finetune-studio/testing";
+import { type ManagedProcess, waitForOutput } from "@finetune-studio/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import {
-  fakeVllmEnv,
+  exitOf,
+  launchWithStandIn,
   printedProcessGroup,
   processGroupMembers,
-  startCli,
   tempDir,
 } from "./test/cli-process.js";
 
@@ -20,20 +20,8 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((proc) => proc.stop()));
 });
 
-async function launch(extraEnv: NodeJS.ProcessEnv, more: string[] = []) {
-  const port = await getFreePort();
-  const fake = fakeVllmEnv(extraEnv);
-  const proc = startCli(["launch", "full", "acme/m", "--port", String(port), ...more], fake.env);
-  running.push(proc);
-  return { proc, fake, port };
-}
-
-async function exitOf(proc: ManagedProcess, withinMs: number): Promise<number | string> {
-  return await Promise.race([
-    proc.exited,
-    new Promise<string>((resolve) => setTimeout(() => resolve("still running"), withinMs)),
-  ]);
-}
+const launch = (extraEnv: NodeJS.ProcessEnv, more: string[] = []) =>
+  launchWithStandIn(running, extraEnv, more);
 
 describe("launch supervises vLLM's whole process group", { timeout: 180_000 }, () => {
   it("Ctrl-C: a worker that ignores SIGTERM is killed after --stop-timeout, and launch exits with vLLM's code", async () => {

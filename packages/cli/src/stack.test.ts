@@ -136,16 +136,7 @@ describe("studio-serve stack values", () => {
 });
 
 describe("studio-serve stack adapters", () => {
-  const runtime = [
-    "--adapter-loading",
-    "runtime",
-    "--api-key-secret",
-    "vllm-api-key",
-    "--storage-pvc",
-    "50Gi",
-    "--hf-token-secret",
-    "hf-token",
-  ];
+  const runtime = [...runtimeWithoutToken, "--hf-token-secret", "hf-token"];
   const options: StackOptions = {
     adapterLoading: "runtime",
     apiKeySecret: { name: "vllm-api-key", key: "VLLM_API_KEY" },

@@ -1,5 +1,6 @@
 import type { ChatClient, ChatCompletionRequest } from "@finetune-studio/client";
 import { arrivalTimesMs, type BenchRequestRecord } from "@finetune-studio/serve-kit";
+import { sleep } from "../abortable-sleep.js";
 import { measureRequest } from "./measure-request.js";
 
 /** How requests are offered: at a rate (Poisson-like arrivals) or by keeping a number open at once. */
@@ -75,20 +76,4 @@ export async function runLoad(options: LoadOptions): Promise<LoadRun> {
   const lastEnd = records.reduce((end, record) => Math.max(end, record.startMs + record.latencyMs), 0);
   const durationSeconds = lastEnd / 1000;
   return { records, durationSeconds, late };
-}
-
-/** Resolves true after `ms`, or false as soon as the signal aborts. */
-function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
-  if (signal.aborted) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve(true);
-    }, ms);
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
 }

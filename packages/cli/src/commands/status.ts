@@ -1,5 +1,6 @@
 import { jsonForTerminal } from "@finetune-studio/internal";
 import type { MetricsScrape } from "@finetune-studio/serve-kit";
+import { sleep } from "../abortable-sleep.js";
 import { ExitCode } from "../exit-codes.js";
 import { callControl } from "../fleet/control.js";
 import { controlSocketOf, runtimeDirOf } from "../fleet/runtime-dir.js";
@@ -131,22 +132,6 @@ function allUp(statuses: readonly InstanceStatus[]): number {
 function watchHeader(intervalSeconds: number): string {
   const time = new Date().toTimeString().slice(0, 8);
   return `studio-serve status at ${time}, every ${intervalSeconds} s (Ctrl-C stops)\n`;
-}
-
-/** Resolves true after `ms`, or false as soon as `signal` aborts. */
-function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
-  if (signal.aborted) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve(true);
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
 }
 
 /** A server's root URL: http(s), no credentials, no path (vLLM's routes hang off the root). */

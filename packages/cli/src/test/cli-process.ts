@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type ManagedProcess, startProcess } from "@finetune-studio/testing";
+import { getFreePort, type ManagedProcess, startProcess } from "@finetune-studio/testing";
 import { afterAll } from "vitest";
 
 // Every temporary directory a test file makes is removed when the file is done (issue #14).
@@ -100,4 +100,33 @@ export function isAlive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** The exit code within `withinMs`, or "still running": a test states how long an ending may take. */
+export async function exitOf(proc: ManagedProcess, withinMs: number): Promise<number | string> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<string>((resolve) => {
+    timer = setTimeout(() => resolve("still running"), withinMs);
+  });
+  try {
+    return await Promise.race([proc.exited, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * `studio-serve launch full acme/m` on a free port with the stand-in vLLM (its behaviour set by `extraEnv`),
+ * added to `running` so the test file stops it.
+ */
+export async function launchWithStandIn(
+  running: ManagedProcess[],
+  extraEnv: NodeJS.ProcessEnv,
+  more: readonly string[] = [],
+) {
+  const port = await getFreePort();
+  const fake = fakeVllmEnv(extraEnv);
+  const proc = startCli(["launch", "full", "acme/m", "--port", String(port), ...more], fake.env);
+  running.push(proc);
+  return { proc, fake, port };
 }
