@@ -22,6 +22,15 @@ export {
   type DockerOptions,
 } from "./docker-command.js";
 export { ServeConfigError } from "./errors.js";
+export {
+  connectionsWithinFileLimit,
+  defaultMaxConnections,
+  HAPROXY_BACKEND,
+  type HaproxyConfigOptions,
+  haproxyConfig,
+  haproxyServerName,
+  MAX_FRONT_CONNECTIONS,
+} from "./haproxy-config.js";
 export { checkListenAddress } from "./listen-address.js";
 export { MAX_LORA_RANKS, type MaxLoraRank, maxLoraRankFor } from "./max-lora-rank.js";
 export {

@@ -1,6 +1,6 @@
-import { isLoopbackHost, isWildcardHost } from "@finetune-studio/internal";
-import { hostPort, parseHostPort } from "./internal/hosts.js";
-import { checkHost, checkKnownKeys, checkObject, checkPort, refuse } from "./internal/validate.js";
+import { hostPort } from "./internal/hosts.js";
+import { checkSeconds, checkUpstreams, upstreamText } from "./internal/upstreams.js";
+import { checkHost, checkKnownKeys, checkObject, checkPort } from "./internal/validate.js";
 
 export interface NginxConfigOptions {
   /**
@@ -34,19 +34,6 @@ function checkReadTimeout(value: unknown): number {
   return checkSeconds(value, "readTimeoutSeconds", MAX_READ_TIMEOUT_SECONDS);
 }
 
-function checkSeconds(value: unknown, field: string, max: number): number {
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > max) {
-    refuse(field, `must be a whole number of seconds from 1 to ${max}`, value);
-  }
-  return value;
-}
-
-function upstreamText(upstream: Upstream): string {
-  return "socket" in upstream ? `unix:${upstream.socket}` : hostPort(upstream.host, upstream.port);
-}
-
-type Upstream = { host: string; port: number } | { socket: string };
-
 /**
  * The nginx configuration that spreads requests over several vLLM instances: least connections (generations
  * differ a lot in length), a long read timeout, and no buffering so streamed responses flow token by token.
@@ -62,7 +49,7 @@ export function nginxConfig(options: NginxConfigOptions): string {
   const listen = checkPort(input.listen, "listen");
   const host = input.host === undefined ? "127.0.0.1" : checkHost(input.host, "host");
   const timeout = input.readTimeoutSeconds === undefined ? 600 : checkReadTimeout(input.readTimeoutSeconds);
-  const upstreams = checkUpstreams(input.upstreams, { host, port: listen });
+  const upstreams = checkUpstreams(input.upstreams, "upstreams", { host, port: listen }, "nginx", true);
   const servers = upstreams.map((upstream) => `    server ${upstreamText(upstream)};`);
   const allSockets = upstreams.every((upstream) => "socket" in upstream);
   const keepaliveTimeout =
@@ -107,50 +94,4 @@ export function nginxConfig(options: NginxConfigOptions): string {
     "}",
     "",
   ].join("\n");
-}
-
-function checkUpstreams(value: unknown, listen: { host: string; port: number }): Upstream[] {
-  if (!Array.isArray(value) || value.length === 0) {
-    refuse("upstreams", "must list at least one host:port or unix:/path", value);
-  }
-  const seen = new Set<string>();
-  return value.map((item: unknown, index) => {
-    const field = `upstreams[${index}]`;
-    const upstream = parseUpstream(item, field);
-    const key = upstreamText(upstream);
-    if (seen.has(key)) refuse(field, "must not repeat an instance", item);
-    seen.add(key);
-    if (!("socket" in upstream) && sameEndpoint(upstream, listen)) {
-      refuse(field, "must not be the address nginx listens on (requests would loop)", item);
-    }
-    return upstream;
-  });
-}
-
-/** An absolute socket path of plain characters: nothing that could end nginx's directive. */
-const SOCKET_PATH = /^\/[A-Za-z0-9._/-]{1,200}$/;
-
-function parseUpstream(item: unknown, field: string): Upstream {
-  if (typeof item === "string" && item.startsWith("unix:")) {
-    const socket = item.slice("unix:".length);
-    if (!SOCKET_PATH.test(socket)) {
-      refuse(
-        field,
-        "must be unix: and an absolute path of letters, digits, '.', '_', '-' and '/' (at most 200)",
-        item,
-      );
-    }
-    return { socket };
-  }
-  return parseHostPort(item, field);
-}
-
-function sameEndpoint(
-  upstream: { host: string; port: number },
-  listen: { host: string; port: number },
-): boolean {
-  if (upstream.port !== listen.port) return false;
-  if (upstream.host === listen.host) return true;
-  const local = (host: string) => isLoopbackHost(host) || isWildcardHost(host);
-  return local(upstream.host) && local(listen.host);
 }
