@@ -117,7 +117,7 @@ export function spawnGroup(
 }
 
 /** `kill(-pgid, signal)`; false when no process of the group exists (ESRCH). */
-function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
+export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
   try {
     process.kill(-pgid, signal);
     return true;
@@ -128,7 +128,11 @@ function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
 }
 
 /** Polls `done` until it is true (resolves true), `timeoutMs` passes or `cut` settles (resolves false). */
-async function waitUntil(done: () => boolean, timeoutMs: number, cut?: Promise<void>): Promise<boolean> {
+export async function waitUntil(
+  done: () => boolean,
+  timeoutMs: number,
+  cut?: Promise<void>,
+): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   let cutShort = false;
   void cut?.then(() => {
