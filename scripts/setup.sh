@@ -17,7 +17,9 @@ if ! node -e 'const [a, b] = process.versions.node.split(".").map(Number); proce
 fi
 
 # Each command a test drives, and the Debian package that ships it.
-tools=(chromium:chromium nginx:nginx prometheus:prometheus promtool:prometheus ps:procps)
+tools=(chromium:chromium nginx:nginx haproxy:haproxy prometheus:prometheus promtool:prometheus ps:procps)
+# `pnpm bench` also drives wrk (a load generator in C) and gcc (it builds a fast stand-in vLLM).
+tools+=(wrk:wrk gcc:gcc)
 found() { PATH="$PATH:/usr/local/sbin:/usr/sbin:/sbin" command -v "$1" >/dev/null 2>&1; }
 missing=()
 for tool in "${tools[@]}"; do
@@ -44,7 +46,7 @@ if [ "${#missing[@]}" -gt 0 ]; then
     "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
   fi
 else
-  say "Debian packages the tests drive are present: chromium, nginx, prometheus (with promtool), procps"
+  say "Debian packages the tests and the bench drive are present: chromium, nginx, haproxy, prometheus (with promtool), procps, wrk, gcc"
 fi
 
 # pnpm 12 from the npm registry (corepack's download cannot verify its signature on every machine).

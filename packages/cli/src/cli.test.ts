@@ -1,5 +1,10 @@
 import { execFileSync } from "node:child_process";
-import { buildDockerCommand, buildServeCommand, nginxConfig } from "@finetune-studio/serve-kit";
+import {
+  buildDockerCommand,
+  buildServeCommand,
+  haproxyConfig,
+  nginxConfig,
+} from "@finetune-studio/serve-kit";
 import { describe, expect, it } from "vitest";
 import { runCapture } from "./test/run-cli.js";
 
@@ -209,6 +214,43 @@ describe("studio-serve nginx", () => {
   });
 });
 
+describe("studio-serve haproxy", () => {
+  it("prints the builder's config, with the limits given", async () => {
+    const flags = ["--upstream", "127.0.0.1:8001", "--upstream", "127.0.0.1:8002", "--listen", "8000"];
+    const { code, stdout } = await runCapture([
+      "haproxy",
+      ...flags,
+      "--max-num-seqs",
+      "64",
+      "--max-connections",
+      "900",
+    ]);
+    expect(code).toBe(0);
+    expect(stdout).toBe(
+      haproxyConfig({
+        servers: ["127.0.0.1:8001", "127.0.0.1:8002"],
+        listen: 8000,
+        maxNumSeqs: 64,
+        maxConnections: 900,
+      }),
+    );
+  });
+
+  it("refuses a bad limit by the library's rule, naming the flag", async () => {
+    const { code, stderr } = await runCapture([
+      "haproxy",
+      "--upstream",
+      "a:1",
+      "--listen",
+      "80",
+      "--max-num-seqs",
+      "0",
+    ]);
+    expect(stderr).toMatch(/--max-num-seqs: must be an integer of at least 1/);
+    expect(code).toBe(2);
+  });
+});
+
 describe("studio-serve help", () => {
   it.each([
     [["--help"], /^studio-serve: serve a model/],
@@ -220,6 +262,8 @@ describe("studio-serve help", () => {
     [["launch", "-h"], /^studio-serve launch:/],
     [["doctor", "--help"], /^studio-serve doctor:/],
     [["nginx", "--help"], /^studio-serve nginx:/],
+    [["haproxy", "--help"], /^studio-serve haproxy:/],
+    [["stop", "--help"], /^studio-serve stop:/],
   ])("%j prints help on stdout and exits 0", async (args, want) => {
     const { code, stdout, stderr } = await runCapture(args);
     expect(code).toBe(0);

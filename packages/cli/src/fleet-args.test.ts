@@ -2,7 +2,6 @@ import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { getFreePort } from "@finetune-studio/testing";
 import { describe, expect, it } from "vitest";
-import { leastBusyReady } from "./fleet/relay.js";
 import { fakeVllmEnv, tempDir } from "./test/cli-process.js";
 import { runCapture } from "./test/run-cli.js";
 
@@ -16,6 +15,16 @@ describe("multi-instance arguments", () => {
     ["--gpus with a repeat", ["--gpus", "0,0"], /--gpus: must list 1 to 16 different GPU/],
     ["--gpus with a shell word", ["--gpus", "0;rm"], /--gpus: must list/],
     ["--instances and --gpus disagree", ["--instances", "3", "--gpus", "0,1"], /3 does not match the 2 GPUs/],
+    [
+      "--max-connections 0",
+      ["--instances", "2", "--max-connections", "0"],
+      /--max-connections: must be a whole number from 1 to 1000000 \(given "0"\)/,
+    ],
+    [
+      "--max-connections without instances",
+      ["--max-connections", "100"],
+      /--max-connections: sets HAProxy's limit, so it needs --instances or --gpus/,
+    ],
     [
       "--runtime-lora on a public address without a key",
       ["--instances", "2", "--host", "0.0.0.0", "--runtime-lora"],
@@ -62,16 +71,5 @@ describe("multi-instance arguments", () => {
     expect(result.stderr).toMatch(/--gpus: this machine has no GPU 3/);
     expect(result.code).toBe(1);
     expect(fake.record()).toBeUndefined();
-  });
-});
-
-describe("leastBusyReady", () => {
-  it("picks the ready instance with the fewest open requests, never the one excluded", () => {
-    const routing = { ports: [1, 2, 3], target: [0, 1, 2], inflight: [0, 5, 2], ready: [true, true, true] };
-    expect(leastBusyReady(routing, 0)).toBe(2);
-    routing.ready[2] = false;
-    expect(leastBusyReady(routing, 0)).toBe(1);
-    routing.ready[1] = false;
-    expect(leastBusyReady(routing, 0)).toBeUndefined();
   });
 });

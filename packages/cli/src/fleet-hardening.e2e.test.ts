@@ -49,7 +49,7 @@ describe("launch --instances under bad timing", { timeout: 240_000 }, () => {
     expect(second.output()).toContain("another studio-serve launch serves this port");
     expect(secondFake.record()).toBeUndefined();
     // The first keeps its directory and its instances: it becomes ready and answers its control socket.
-    await waitForOutput(first, /^ready: .* through nginx/m, 120_000);
+    await waitForOutput(first, /^ready: .* through HAProxy/m, 120_000);
     const status = await runCapture(["status", "--launch", String(port), "--json", "--interval", "1"]);
     expect(status.code).toBe(0);
     expect(JSON.parse(status.stdout).instances).toHaveLength(2);
@@ -58,7 +58,7 @@ describe("launch --instances under bad timing", { timeout: 240_000 }, () => {
   it("Ctrl-C while a reload waits for open requests cancels it: no restart, no 'restarting anyway'", async () => {
     const port = await getFreePort();
     const proc = launchFleet(port, fakeVllmEnv({ ...LIGHT_VLLM, FAKE_VLLM_LONG_ANSWER_MS: "60000" }).env);
-    await waitForOutput(proc, /^ready: .* through nginx/m, 120_000);
+    await waitForOutput(proc, /^ready: .* through HAProxy/m, 120_000);
     // One long generation on each instance (least connections spreads them), so the drain has to wait.
     const chat = createChatClient({ baseUrl: `http://127.0.0.1:${port}`, timeoutMs: 90_000, maxRetries: 0 });
     const long = [0, 1].map(() =>
@@ -81,7 +81,7 @@ describe("launch --instances under bad timing", { timeout: 240_000 }, () => {
   it("Ctrl-C while a reload stops an instance cancels it: no new vLLM is started", async () => {
     const port = await getFreePort();
     const proc = launchFleet(port, fakeVllmEnv({ ...LIGHT_VLLM, FAKE_VLLM_SHUTDOWN_MS: "2500" }).env);
-    await waitForOutput(proc, /^ready: .* through nginx/m, 120_000);
+    await waitForOutput(proc, /^ready: .* through HAProxy/m, 120_000);
     proc.child.kill("SIGHUP");
     await waitForOutput(proc, /waiting for its 0 open requests/, 30_000);
     // The instance now takes 2.5 s to stop: Ctrl-C lands while it stops.
@@ -97,7 +97,7 @@ describe("launch --instances under bad timing", { timeout: 240_000 }, () => {
     const port = await getFreePort();
     const logDir = tempDir("fleet-events-");
     const proc = launchFleet(port, fakeVllmEnv(LIGHT_VLLM).env, ["--log-dir", logDir]);
-    await waitForOutput(proc, /^ready: .* through nginx/m, 120_000);
+    await waitForOutput(proc, /^ready: .* through HAProxy/m, 120_000);
     proc.child.kill("SIGINT");
     await proc.exited;
     const events = readFileSync(join(logDir, "events.jsonl"), "utf8")

@@ -1,17 +1,19 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { Agent, request } from "node:http";
+import { Agent } from "node:http";
 import { join } from "node:path";
 import { getFreePort, type ManagedProcess, waitForOutput } from "@finetune-studio/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { runtimeDirOf } from "./fleet/runtime-dir.js";
+import { chatOnce, loadThrough } from "./test/chat-load.js";
 import { fakeVllmEnv, startCli, tempDir } from "./test/cli-process.js";
 import { runCapture } from "./test/run-cli.js";
 
-// Issue #15, one machine with several GPUs: launch --instances N runs N stand-in vLLMs (light ones, without
-// Prism, that refuse connections while loading and cut in-flight requests on SIGTERM as vLLM does) behind
-// Debian's real nginx. A rolling reload under keep-alive load must fail no request; the same reload without
-// the drain (a plain SIGTERM restart, a test-only switch) must fail some, so the first assertion can fail.
+// Issues #15 and #22, one machine with several GPUs: launch --instances N runs N stand-in vLLMs (light ones,
+// without Prism, that refuse connections while loading and cut in-flight requests on SIGTERM as vLLM does)
+// behind Debian's real HAProxy. A rolling reload under keep-alive load and streams must fail no request; the
+// same reload without the drain (a plain SIGTERM restart, a test-only switch) must fail some (cut streams:
+// HAProxy retries the rest), so the first assertion can fail.
 
 const running: ManagedProcess[] = [];
 afterEach(async () => {
@@ -26,7 +28,7 @@ async function launchFleet(instances: number, extraEnv: NodeJS.ProcessEnv = {}, 
   const args = ["launch", "full", "acme/m", "--port", String(port), "--instances", String(instances)];
   const proc = startCli([...args, "--stop-timeout", "5", ...more], fake.env);
   running.push(proc);
-  await waitForOutput(proc, /^ready: .* through nginx/m, 120_000);
+  await waitForOutput(proc, /^ready: .* through HAProxy/m, 120_000);
   return { proc, port, env: fake.env };
 }
 
@@ -35,7 +37,7 @@ function startedPids(output: string): number[] {
   return [...output.matchAll(/vLLM started \(pid (\d+),/g)].map((match) => Number(match[1]));
 }
 
-/** Processes of this run still alive: any stand-in on its ports, or nginx on its runtime directory. */
+/** Processes of this run still alive: any stand-in on its ports, or HAProxy on its runtime directory. */
 function leftOver(port: number, dir: string): string[] {
   const out = execFileSync("ps", ["-e", "-o", "pid=,args="], { encoding: "utf8" });
   return out
@@ -43,71 +45,7 @@ function leftOver(port: number, dir: string): string[] {
     .filter((line) => line.includes(dir) || new RegExp(`fake-vllm.*--port ${port + 1}`).test(line));
 }
 
-function chatOnce(port: number, agent: Agent): Promise<boolean> {
-  const body = JSON.stringify({
-    model: "acme/m",
-    messages: [{ role: "user", content: "hi" }],
-    max_tokens: 4,
-  });
-  return new Promise((resolve) => {
-    const req = request(
-      {
-        host: "127.0.0.1",
-        port,
-        method: "POST",
-        path: "/v1/chat/completions",
-        agent,
-        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
-        timeout: 30_000,
-      },
-      (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (chunk: string) => {
-          text += chunk;
-        });
-        res.on("end", () => resolve(res.statusCode === 200 && text.includes('"chat.completion"')));
-        res.on("error", () => resolve(false));
-      },
-    );
-    req.on("timeout", () => req.destroy());
-    req.on("error", () => resolve(false));
-    req.end(body);
-  });
-}
-
-/**
- * 8 callers with keep-alive connections send at least `minimum` requests and keep on until `until`
- * settles, bounded in count and time. Starts `trigger` once `triggerAfter` requests are done.
- */
-async function loadThrough(
-  port: number,
-  options: { minimum: number; triggerAfter: number; trigger: () => Promise<unknown> },
-) {
-  const agent = new Agent({ keepAlive: true, maxSockets: 8 });
-  let sent = 0;
-  let failed = 0;
-  let triggered: Promise<unknown> | undefined;
-  let triggerDone = false;
-  const deadline = Date.now() + 180_000;
-  const caller = async () => {
-    while (sent < 20_000 && Date.now() < deadline && (sent < options.minimum || !triggerDone)) {
-      sent += 1;
-      if (sent === options.triggerAfter) {
-        triggered = options.trigger().finally(() => {
-          triggerDone = true;
-        });
-      }
-      if (!(await chatOnce(port, agent))) failed += 1;
-    }
-  };
-  await Promise.all(Array.from({ length: 8 }, caller));
-  await triggered;
-  agent.destroy();
-  return { sent, failed, triggerDone };
-}
-
-describe("launch --instances: nginx in front, a rolling reload under load", { timeout: 400_000 }, () => {
+describe("launch --instances: HAProxy in front, a rolling reload under load", { timeout: 400_000 }, () => {
   it("restarts every instance with SIGHUP while 8 keep-alive callers fail no request, and leaves nothing behind", async () => {
     const { proc, port, env } = await launchFleet(3);
     const dir = runtimeDirOf(port, env);
@@ -164,7 +102,9 @@ describe("launch --instances: nginx in front, a rolling reload under load", { ti
     expect(reloaded.stderr).toMatch(/instance 0 .*did not come back .*Reload stopped/);
     expect(reloaded.stderr).not.toMatch(/instance 1 .*stopped/);
     const agent = new Agent({ keepAlive: true });
-    const answers = await Promise.all(Array.from({ length: 20 }, () => chatOnce(port, agent)));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => chatOnce(port, agent, i % 2 === 0)),
+    );
     agent.destroy();
     expect(answers.every(Boolean)).toBe(true);
   });
@@ -249,7 +189,7 @@ describe("studio-serve adapter: runtime LoRA on every instance", { timeout: 300_
     expect(await listed(port + 2)).not.toContain("sql");
   });
 
-  it("without --runtime-lora, vLLM has no such route and adapter says so; streams flow through nginx", async () => {
+  it("without --runtime-lora, vLLM has no such route and adapter says so; streams flow through HAProxy", async () => {
     const { port, env } = await launchFleet(2);
     const streamed = await fetch(`http://127.0.0.1:${port}/v1/chat/completions`, {
       method: "POST",

@@ -40,6 +40,7 @@ export const LAUNCH_OPTIONS = {
   "log-dir": { type: "string" },
   instances: { type: "string" },
   gpus: { type: "string" },
+  "max-connections": { type: "string" },
   "runtime-lora": { type: "boolean" },
 } as const satisfies ParseArgsConfig["options"];
 

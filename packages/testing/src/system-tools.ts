@@ -1,4 +1,4 @@
-// Tests that drive a real system tool (Chromium, nginx, Prometheus, ps) find it here, or fail with one line
+// Tests that drive a real system tool (Chromium, nginx, HAProxy, Prometheus, ps) find it here, or fail with one line
 // that names the Debian package and the command that installs it. scripts/setup.sh installs them all.
 import { accessSync, constants } from "node:fs";
 import { delimiter, join } from "node:path";
@@ -15,6 +15,7 @@ interface SystemTool {
 export const systemTools = {
   chromium: { debianPackage: "chromium", commands: ["chromium"], env: "CHROMIUM_PATH" },
   nginx: { debianPackage: "nginx", commands: ["nginx"], env: "NGINX_BIN" },
+  haproxy: { debianPackage: "haproxy", commands: ["haproxy"], env: "HAPROXY_BIN" },
   prometheus: { debianPackage: "prometheus", commands: ["prometheus"], env: "PROMETHEUS_BIN" },
   promtool: { debianPackage: "prometheus", commands: ["promtool"], env: "PROMTOOL_BIN" },
   // Slim Debian images leave it out; a test lists processes with it to prove none was left behind.

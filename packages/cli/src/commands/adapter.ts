@@ -48,7 +48,7 @@ Usage:
   studio-serve adapter load <name> <path> [--port P]
   studio-serve adapter unload <name> [--port P]
 
-  --port P    the port the launch serves on (its nginx; default 8000)
+  --port P    the port the launch serves on (its HAProxy; default 8000)
 
 The launch remembers the adapters loaded this way, and a reload loads them again. The launch needs
 --runtime-lora (VLLM_ALLOW_RUNTIME_LORA_UPDATING=True): anyone who can call vLLM can then load

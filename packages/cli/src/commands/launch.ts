@@ -17,13 +17,12 @@ import {
   reportLastLines,
 } from "../launch/report.js";
 import { onStopSignals } from "../launch/signals.js";
+import { smokeCompletion } from "../launch/smoke.js";
 import { type RunningVllm, startVllm } from "../launch/vllm-process.js";
 import { LAUNCH_OPTIONS, parseServeArgs } from "../serve-args.js";
 import type { CliCommand } from "./command-type.js";
 
 const PROGRESS_EVERY_MS = 15_000;
-/** The first completion can be slow: vLLM may still compile kernels or capture CUDA graphs. */
-const SMOKE_TIMEOUT_MS = 300_000;
 
 /** How the run ended: launch's exit code and the event that records it. */
 type Ending = { code: number; event: LaunchEvent & { event: "stopped" | "crashed" } };
@@ -115,7 +114,7 @@ async function superviseUntilExit(run: Run): Promise<Ending> {
   );
   const notReady = await waitUntilReady(run, started);
   if (notReady !== undefined) return notReady;
-  const smokeFailed = await smokeCompletion(run);
+  const smokeFailed = await smokeStep(run);
   if (smokeFailed !== undefined) return smokeFailed;
   const seconds = (Date.now() - started) / 1000;
   io.out(
@@ -158,13 +157,10 @@ async function waitUntilReady(run: Run, started: number): Promise<Ending | undef
 }
 
 /** Step 6: a one-token completion, so "ready" means it answers. */
-async function smokeCompletion(run: Run): Promise<Ending | undefined> {
+async function smokeStep(run: Run): Promise<Ending | undefined> {
   const { plan, io } = run;
   try {
-    await plan.chat.complete(
-      { model: plan.built.client.model, messages: [{ role: "user", content: "Say hello." }], max_tokens: 1 },
-      { signal: run.stop.signal, timeoutMs: SMOKE_TIMEOUT_MS },
-    );
+    await smokeCompletion(plan.chat, plan.built.client.model, run.stop.signal);
     return undefined;
   } catch (error) {
     if (run.stop.signal.aborted) return await ended(run, false);
@@ -234,17 +230,23 @@ Logs:
 
 Several GPUs on one machine:
   --instances N             run N vLLM instances, one per GPU (CUDA_VISIBLE_DEVICES 0..N-1), on
-                            127.0.0.1 ports P+1..P+N, with nginx (which must be on PATH) on --port P
-                            in front: least connections, streams flow
+                            127.0.0.1 ports P+1..P+N, with HAProxy (which must be on PATH) on --port P
+                            in front: the least busy instance takes each request, streams flow, and
+                            requests go straight from HAProxy to vLLM (never through launch)
   --gpus 0,1,...            the same, on these GPUs (indexes or UUIDs), one instance each
+  --max-connections N       connections HAProxy holds at once, waiting or served (default: 4 x N x
+                            --max-num-seqs, at least 4096, within the open-file limit); each instance
+                            gets at most --max-num-seqs (default 1024) and HAProxy queues the rest
   --runtime-lora            let adapters be loaded and unloaded while vLLM runs
                             (VLLM_ALLOW_RUNTIME_LORA_UPDATING=True): \`studio-serve adapter\` does it on
                             every instance. Anyone who can call vLLM can then load adapters from paths
                             on this machine: trusted networks only; refused on a non-loopback --host
                             without --api-key-env
   With --instances, SIGHUP (or \`studio-serve reload --port P\`) restarts the instances one at a time
-  (vLLM reads the weights again) while the others answer: no request fails. Ctrl-C, SIGTERM and SIGQUIT
-  stop nginx and every instance.
+  (each drained in HAProxy first; vLLM reads the weights again) while the others answer: no request
+  fails. Ctrl-C, SIGTERM, SIGQUIT or \`studio-serve stop --port P\` stop HAProxy and every instance. If
+  launch itself is killed, HAProxy and the instances go on serving; the next launch on the port (or
+  \`studio-serve stop\`) finds them, stops them all, and says so.
 
 vllm must be on PATH (pip install vllm). Without --api-key-env, a VLLM_API_KEY already in the
 environment is used, since vLLM would read it anyway.

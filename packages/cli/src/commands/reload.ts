@@ -56,9 +56,9 @@ a time (vLLM reads the weights again), while the others answer: no request fails
 Usage:
   studio-serve reload [--port P]
 
-  --port P    the port the launch serves on (its nginx; default 8000)
+  --port P    the port the launch serves on (its HAProxy; default 8000)
 
-Each instance in turn: its requests go to the least busy other one, its open requests finish, it
+Each instance in turn: HAProxy drains it (new requests go to the others), its open requests finish, it
 stops and starts again, answers a one-token completion, gets the adapters loaded at runtime back,
 and takes its requests again. Progress is printed as it goes. A reload already running is joined.
 Exit code 0 when every instance came back; 1 when one did not (the others keep serving) or with

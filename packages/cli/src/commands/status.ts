@@ -3,7 +3,8 @@ import type { MetricsScrape } from "@finetune-studio/serve-kit";
 import { sleep } from "../abortable-sleep.js";
 import { ExitCode } from "../exit-codes.js";
 import { callControl } from "../fleet/control.js";
-import { controlSocketOf, runtimeDirOf } from "../fleet/runtime-dir.js";
+import { describeParts } from "../fleet/launch-state.js";
+import { controlSocketOf, findLaunch, runtimeDirOf } from "../fleet/runtime-dir.js";
 import { type CliIo, UsageError } from "../io.js";
 import { parseCommandLine } from "../serve-args.js";
 import { type InstanceStatus, type ProbeOptions, probeInstance } from "../status-probe.js";
@@ -109,20 +110,25 @@ async function probeWithin(
   }
 }
 
-/** The root URLs of the instances a running `launch --instances N` on `port` manages, asked on its control socket. */
+/**
+ * The root URLs of the instances a `launch --instances N` on `port` manages: asked on its control socket,
+ * or read from the state a killed one left (its instances may still serve, through its HAProxy).
+ */
 async function instancesOf(port: number, io: CliIo): Promise<string[]> {
+  const dir = runtimeDirOf(port, io.env);
   const lines: string[] = [];
-  const outcome = await callControl(
-    controlSocketOf(runtimeDirOf(port, io.env)),
-    { op: "instances" },
-    (line) => {
-      lines.push(line);
-    },
-  );
-  if (outcome !== true) {
+  const outcome = await callControl(controlSocketOf(dir), { op: "instances" }, (line) => {
+    lines.push(line);
+  });
+  if (outcome === true) return lines.map(checkServerUrl);
+  const found = await findLaunch(dir);
+  if (found.kind !== "left") {
     throw new UsageError(`--launch: no multi-instance launch runs on port ${port} for this user`, "status");
   }
-  return lines.map(checkServerUrl);
+  io.err(
+    `studio-serve: the launch on port ${port} (pid ${found.state.launch.pid}) was killed; ${describeParts(found.parts)} still run. \`studio-serve stop --port ${port}\` stops them; a new launch on the port does too.\n`,
+  );
+  return found.state.instances.map((instance) => `http://127.0.0.1:${instance.port}`);
 }
 
 function allUp(statuses: readonly InstanceStatus[]): number {

@@ -4,13 +4,14 @@ import { connect, createServer, type Server } from "node:net";
 /**
  * The control socket of a multi-instance launch (DIR/control.sock, mode 0600): one JSON request per
  * connection, answered by progress lines and an outcome, each a JSON line:
- *   → {"op":"reload"} | {"op":"instances"} | {"op":"adapter","action":"load","name":"n","path":"p"}
+ *   → {"op":"reload"} | {"op":"instances"} | {"op":"stop"} | {"op":"adapter","action":"load","name":"n","path":"p"}
  *     | {"op":"adapter","action":"unload","name":"n"}
  *   ← {"line":"..."} ... then {"done":true,"ok":true|false}
  */
 export type ControlRequest =
   | { op: "reload" }
   | { op: "instances" }
+  | { op: "stop" }
   | { op: "adapter"; action: "load"; name: string; path: string }
   | { op: "adapter"; action: "unload"; name: string };
 
@@ -62,6 +63,7 @@ function parseRequest(line: string): ControlRequest | undefined {
     const value = JSON.parse(line) as Record<string, unknown>;
     if (value.op === "reload") return { op: "reload" };
     if (value.op === "instances") return { op: "instances" };
+    if (value.op === "stop") return { op: "stop" };
     if (value.op === "adapter" && typeof value.name === "string") {
       if (value.action === "unload") return { op: "adapter", action: "unload", name: value.name };
       if (value.action === "load" && typeof value.path === "string") {

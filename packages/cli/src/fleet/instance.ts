@@ -3,11 +3,9 @@ import type { CliIo } from "../io.js";
 import { type LaunchPlan, planLaunch } from "../launch/plan.js";
 import { type Prepared, preflight } from "../launch/preflight.js";
 import { messageOf } from "../launch/report.js";
+import { smokeCompletion } from "../launch/smoke.js";
 import { type RunningVllm, startVllm } from "../launch/vllm-process.js";
 import type { ParsedServeArgs } from "../serve-args.js";
-
-/** The first completion can be slow: vLLM may still compile kernels or capture CUDA graphs. */
-const SMOKE_TIMEOUT_MS = 300_000;
 
 /** One vLLM instance of a multi-instance launch: its GPU, its port on 127.0.0.1, and its process now. */
 export interface Instance {
@@ -20,6 +18,8 @@ export interface Instance {
   prepared: Prepared | undefined;
   /** Set while launch itself stops and starts it again: its exit is expected then. */
   restarting: boolean;
+  /** Whether the front door sends it requests now (false while it starts, restarts, or after it died). */
+  serving: boolean;
 }
 
 /** Instance i: the same serving intent on 127.0.0.1 and port P+1+i, on one GPU. */
@@ -40,15 +40,29 @@ export function planInstance(
     env,
     err: (text) => io.err(text.replace(/^\[vllm\] /gm, `[vllm-${index}] `)),
   };
-  return { index, gpu, plan, io: prefixed, vllm: undefined, prepared: undefined, restarting: false };
+  return {
+    index,
+    gpu,
+    plan,
+    io: prefixed,
+    vllm: undefined,
+    prepared: undefined,
+    restarting: false,
+    serving: false,
+  };
 }
 
 /**
  * Starts the instance (preflight: vllm on PATH, its port free, its log) and waits until it serves: /health,
  * /v1/models listing the names, and a one-token completion straight to its port. Refusals while it loads
  * are expected; its exit, a stop or --timeout is a failure (the reason is returned; the caller stops it).
+ * `onSpawned` is called once vLLM's process group exists, to put it on record.
  */
-export async function startInstance(instance: Instance, stop: AbortSignal): Promise<string | undefined> {
+export async function startInstance(
+  instance: Instance,
+  stop: AbortSignal,
+  onSpawned: () => void,
+): Promise<string | undefined> {
   const { plan } = instance;
   // A stop that came while this was called starts nothing.
   if (stop.aborted) return "launch is stopping";
@@ -58,6 +72,7 @@ export async function startInstance(instance: Instance, stop: AbortSignal): Prom
   instance.prepared = prepared;
   const vllm = startVllm(plan, prepared, instance.io);
   instance.vllm = vllm;
+  onSpawned();
   const gone = new AbortController();
   const onStop = () => gone.abort();
   stop.addEventListener("abort", onStop, { once: true });
@@ -68,10 +83,7 @@ export async function startInstance(instance: Instance, stop: AbortSignal): Prom
       timeoutMs: plan.timeoutSeconds * 1000,
       signal: gone.signal,
     });
-    await plan.chat.complete(
-      { model: plan.built.client.model, messages: [{ role: "user", content: "Say hello." }], max_tokens: 1 },
-      { signal: gone.signal, timeoutMs: SMOKE_TIMEOUT_MS },
-    );
+    await smokeCompletion(plan.chat, plan.built.client.model, gone.signal);
     const { baseURL: url, model } = plan.built.client;
     prepared.events.write({ event: "ready", url, model, seconds: (Date.now() - started) / 1000 });
     return undefined;

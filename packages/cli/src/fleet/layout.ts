@@ -1,6 +1,7 @@
+import { MAX_FRONT_CONNECTIONS } from "@finetune-studio/serve-kit";
 import { UsageError } from "../io.js";
 import type { ParsedServeArgs } from "../serve-args.js";
-import type { FleetLayout } from "./fleet.js";
+import type { FleetLayout } from "./types.js";
 
 /** More instances than one machine holds GPUs for is a typo. */
 export const MAX_INSTANCES = 16;
@@ -16,7 +17,16 @@ export function parseLayout(parsed: ParsedServeArgs): FleetLayout | undefined {
   const runtimeLora = values["runtime-lora"] === true;
   const instancesText = values.instances as string | undefined;
   const gpusText = values.gpus as string | undefined;
-  if (instancesText === undefined && gpusText === undefined) return undefined;
+  const maxConnections = parseMaxConnections(values["max-connections"], helpFor);
+  if (instancesText === undefined && gpusText === undefined) {
+    if (maxConnections !== undefined) {
+      throw new UsageError(
+        "--max-connections: sets HAProxy's limit, so it needs --instances or --gpus",
+        helpFor,
+      );
+    }
+    return undefined;
+  }
   let gpus: string[] | undefined;
   if (gpusText !== undefined) {
     gpus = gpusText.split(",");
@@ -41,5 +51,18 @@ export function parseLayout(parsed: ParsedServeArgs): FleetLayout | undefined {
     }
     gpus ??= Array.from({ length: count }, (_, i) => String(i));
   }
-  return { gpus: gpus ?? [], runtimeLora };
+  return { gpus: gpus ?? [], runtimeLora, maxConnections };
+}
+
+/** `--max-connections N`: the front door's limit, within what HAProxy's configuration accepts. */
+function parseMaxConnections(value: unknown, helpFor: string): number | undefined {
+  if (value === undefined) return undefined;
+  const count = typeof value === "string" && /^\d{1,7}$/.test(value) ? Number(value) : Number.NaN;
+  if (!(count >= 1 && count <= MAX_FRONT_CONNECTIONS)) {
+    throw new UsageError(
+      `--max-connections: must be a whole number from 1 to ${MAX_FRONT_CONNECTIONS} (given ${JSON.stringify(String(value).slice(0, 20))})`,
+      helpFor,
+    );
+  }
+  return count;
 }

@@ -1,31 +1,59 @@
-import { callLoraRoute } from "../lora-routes.js";
-import type { Fleet } from "./fleet.js";
-import { type Instance, startInstance, stopInstance } from "./instance.js";
-import { leastBusyReady } from "./relay.js";
+import { sleep } from "../abortable-sleep.js";
+import { messageOf } from "../launch/report.js";
+import { reapplyAdapters } from "./adapters.js";
+import { openRequests, setServerState } from "./haproxy-runtime.js";
+import { startInstance, stopInstance } from "./instance.js";
+import type { Fleet } from "./types.js";
+import { watchInstance } from "./watch.js";
 
 /** How long a reload waits for an instance's open requests to finish before it restarts it anyway. */
 const DRAIN_TIMEOUT_MS = 600_000;
+/** How often the drain asks HAProxy how many requests the instance still has. */
+const DRAIN_POLL_MS = 100;
 /**
- * Test only: restart each instance with a plain SIGTERM, without moving its traffic first, to show the
- * failures the drain prevents. Never documented; nothing else reads it.
+ * Test only: restart each instance with a plain SIGTERM, without draining it first, to show the failures
+ * the drain prevents. Never documented; nothing else reads it.
  */
 const TEST_ONLY_NO_DRAIN = "STUDIO_SERVE_TEST_ONLY_NO_DRAIN";
 
 /**
- * Restarts the instances one at a time while the others serve. For each: its relay sends new requests to
- * the ready instance with the fewest open ones; once its own open requests are done (vLLM cuts them on
- * SIGTERM, it does not drain), its process group gets TERM, the grace, KILL; it starts again with the same
- * argv, environment, port and GPU (so vLLM reads the weights again), must serve, gets the runtime adapters
- * back, answers a one-token completion, and only then takes its traffic back. An instance that does not
- * come back stops the reload: its relay keeps sending to the healthy ones.
+ * A rolling reload, its progress on launch's stderr and to `say` (a `studio-serve reload` caller); a trigger
+ * while one runs joins it (and hears the rest of its progress) instead of starting another.
  */
-export async function rollingReload(
-  fleet: Fleet,
-  say: (line: string) => void,
-  watch: (fleet: Fleet, instance: Instance) => void,
-): Promise<boolean> {
-  const { instances, routing, io } = fleet;
-  if (instances.length < 2) {
+export function reload(fleet: Fleet, say?: (line: string) => void): Promise<boolean> {
+  if (fleet.reloading !== undefined) {
+    if (say !== undefined) fleet.reloading.listeners.add(say);
+    return fleet.reloading.done;
+  }
+  const listeners = new Set<(line: string) => void>(say === undefined ? [] : [say]);
+  const tell = (line: string) => {
+    fleet.io.err(`studio-serve: ${line}\n`);
+    for (const listener of listeners) listener(line);
+  };
+  const done = rollingReload(fleet, tell)
+    .catch((error: unknown) => {
+      tell(`reload: stopped: ${messageOf(error)}`);
+      return false;
+    })
+    .finally(() => {
+      fleet.reloading = undefined;
+    });
+  fleet.reloading = { done, listeners };
+  return done;
+}
+
+/**
+ * Restarts the instances one at a time while the others serve. For each: HAProxy drains it (no new request,
+ * the open ones finish: vLLM cuts them on SIGTERM, it does not drain), then puts it in maintenance; its
+ * process group gets TERM, the grace, KILL; it starts again with the same argv, environment, port and GPU
+ * (so vLLM reads the weights again), must serve, gets the runtime adapters back, answers a one-token
+ * completion, and only then is it ready in HAProxy again. An instance that does not come back stops the
+ * reload; HAProxy keeps sending to the healthy ones.
+ */
+async function rollingReload(fleet: Fleet, say: (line: string) => void): Promise<boolean> {
+  const { instances, io } = fleet;
+  const socket = fleet.balancer?.socket;
+  if (instances.length < 2 || socket === undefined) {
     say(
       "reload: refused with one instance (requests would fail while it restarts): use --instances 2 or more",
     );
@@ -35,25 +63,25 @@ export async function rollingReload(
   say(`reload: restarting ${instances.length} instances one at a time`);
   for (const instance of instances) {
     const i = instance.index;
-    const where = `instance ${i} (port ${routing.ports[i]}, GPU ${instance.gpu})`;
-    if (fleet.stop.signal.aborted) return false;
+    const where = `instance ${i} (port ${instance.plan.built.listen.port}, GPU ${instance.gpu})`;
+    if (fleet.stop.signal.aborted) return cancelled(say);
     if (drain) {
-      const other = leastBusyReady(routing, i);
-      if (other === undefined) {
+      if (!instances.some((other) => other !== instance && other.serving)) {
         say(`reload: ${where}: no other instance is ready to take its requests; stopping the reload`);
         return false;
       }
-      routing.ready[i] = false;
-      routing.target[i] = other;
+      instance.serving = false;
+      await setServerState(socket, i, "drain");
       say(
-        `reload: ${where}: its requests go to instance ${other}; waiting for its ${routing.inflight[i]} open requests`,
+        `reload: ${where}: drained in HAProxy; waiting for its ${await openRequests(socket, i)} open requests`,
       );
-      const done = await drained(fleet, i);
+      const done = await drained(fleet, socket, i);
       // A stop (Ctrl-C) during the wait cancels the reload: nothing is restarted after it.
       if (fleet.stop.signal.aborted) return cancelled(say);
       if (!done) {
         say(`reload: ${where}: requests still open after ${DRAIN_TIMEOUT_MS / 1000} s; restarting anyway`);
       }
+      await setServerState(socket, i, "maint");
     }
     instance.restarting = true;
     const before = instance.vllm?.group.pgid;
@@ -63,19 +91,19 @@ export async function rollingReload(
       return cancelled(say);
     }
     say(`reload: ${where}: stopped${before === undefined ? "" : ` (pid ${before})`}; starting it again`);
-    const problem = await startInstance(instance, fleet.stop.signal);
+    const problem = await startInstance(instance, fleet.stop.signal, fleet.saveState);
     const reapplied = problem === undefined ? await reapplyAdapters(fleet, instance, say) : false;
     instance.restarting = false;
     if (problem !== undefined || !reapplied) {
       say(
-        `reload: ${where}: did not come back (${problem ?? "its adapters could not be loaded again"}); its relay keeps sending to the healthy instances. Reload stopped.`,
+        `reload: ${where}: did not come back (${problem ?? "its adapters could not be loaded again"}); HAProxy keeps sending to the healthy instances. Reload stopped.`,
       );
       await instance.vllm?.shutDown();
       return false;
     }
-    watch(fleet, instance);
-    routing.ready[i] = true;
-    routing.target[i] = i;
+    watchInstance(fleet, instance);
+    if (drain) await setServerState(socket, i, "ready");
+    instance.serving = true;
     const pid = instance.vllm?.group.pgid;
     instance.prepared?.events.write({ event: "restarted", pid, pgid: pid, reason: "reload" });
     say(`reload: ${where}: serves again (pid ${pid})`);
@@ -89,41 +117,12 @@ function cancelled(say: (line: string) => void): false {
   return false;
 }
 
-/** Waits until instance i has no open request, within the bound; false when the bound passed. */
-function drained(fleet: Fleet, i: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const finish = (done: boolean) => {
-      clearTimeout(timer);
-      fleet.settled = () => {};
-      fleet.stop.signal.removeEventListener("abort", onAbort);
-      resolve(done);
-    };
-    const onAbort = () => finish(false);
-    const timer = setTimeout(() => finish(false), DRAIN_TIMEOUT_MS);
-    fleet.stop.signal.addEventListener("abort", onAbort, { once: true });
-    fleet.settled = () => {
-      if (fleet.routing.inflight[i] === 0) finish(true);
-    };
-    fleet.settled();
-  });
-}
-
-async function reapplyAdapters(
-  fleet: Fleet,
-  instance: Instance,
-  say: (line: string) => void,
-): Promise<boolean> {
-  for (const [name, path] of fleet.adapters) {
-    const result = await callLoraRoute(
-      instance.plan.built.client.rootURL,
-      "load",
-      { lora_name: name, lora_path: path },
-      { ...(fleet.apiKey === undefined ? {} : { apiKey: fleet.apiKey }), timeoutMs: 120_000 },
-    );
-    say(
-      `reload: instance ${instance.index}: adapter ${name} ${result.ok ? "loaded again" : `failed: ${result.message}`}`,
-    );
-    if (!result.ok) return false;
+/** Waits until HAProxy has no open request at instance i, within the bound; false when it passed or on a stop. */
+async function drained(fleet: Fleet, socket: string, i: number): Promise<boolean> {
+  const deadline = Date.now() + DRAIN_TIMEOUT_MS;
+  while (Date.now() < deadline && !fleet.stop.signal.aborted) {
+    if ((await openRequests(socket, i)) === 0) return true;
+    await sleep(DRAIN_POLL_MS, fleet.stop.signal);
   }
-  return true;
+  return false;
 }

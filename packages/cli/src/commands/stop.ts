@@ -1,0 +1,91 @@
+import { existsSync } from "node:fs";
+import { escapeForTerminal } from "@finetune-studio/internal";
+import { sleep } from "../abortable-sleep.js";
+import { ExitCode } from "../exit-codes.js";
+import { callControl } from "../fleet/control.js";
+import { cleanUpLeftLaunch, controlSocketOf, findLaunch, runtimeDirOf } from "../fleet/runtime-dir.js";
+import { type CliIo, UsageError } from "../io.js";
+import { DEFAULT_STOP_TIMEOUT_SECONDS } from "../launch/plan.js";
+import { parseSeconds } from "../seconds.js";
+import { parseCommandLine } from "../serve-args.js";
+import type { CliCommand } from "./command-type.js";
+import { controlPort } from "./reload.js";
+
+/** How often `stop` looks whether the launch it asked to stop is gone. */
+const GONE_POLL_MS = 200;
+
+async function runStop(args: readonly string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandLine("stop", args, {
+    port: { type: "string" },
+    "stop-timeout": { type: "string" },
+    help: { type: "boolean", short: "h" },
+  });
+  if (values.help === true) {
+    io.out(HELP);
+    return ExitCode.Ok;
+  }
+  if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`, "stop");
+  const port = controlPort(values.port, "stop");
+  const graceSeconds = parseSeconds(
+    "stop-timeout",
+    values["stop-timeout"],
+    DEFAULT_STOP_TIMEOUT_SECONDS,
+    0,
+    "stop",
+  );
+  const say = (line: string) => io.err(`studio-serve: ${escapeForTerminal(line)}\n`);
+  const dir = runtimeDirOf(port, io.env);
+  const found = await findLaunch(dir);
+  if (found.kind === "foreign") {
+    say(found.problem);
+    return ExitCode.Failure;
+  }
+  if (found.kind === "nothing") {
+    say(`no launch runs on port ${port} for this user, and none left anything running`);
+    return ExitCode.NotFound;
+  }
+  if (found.kind === "left") {
+    const problem = await cleanUpLeftLaunch(dir, found, graceSeconds * 1000, say);
+    if (problem === undefined) return ExitCode.Ok;
+    say(problem);
+    return ExitCode.Failure;
+  }
+  const outcome = await callControl(controlSocketOf(dir), { op: "stop" }, say);
+  if (outcome !== true) {
+    say(`the launch on port ${port} did not take the request to stop`);
+    return ExitCode.Failure;
+  }
+  // The launch removes its directory last, once HAProxy and every instance are gone.
+  const deadline = Date.now() + graceSeconds * 1000 + 30_000;
+  const never = new AbortController().signal;
+  while (existsSync(dir) && Date.now() < deadline) await sleep(GONE_POLL_MS, never);
+  if (existsSync(dir)) {
+    say(`the launch on port ${port} is still stopping; it forces its processes after its own --stop-timeout`);
+    return ExitCode.Failure;
+  }
+  say(`the launch on port ${port} stopped, and everything it ran with it`);
+  return ExitCode.Ok;
+}
+
+const HELP = `studio-serve stop: stop a \`launch ... --instances N\` on a port, or what a killed one left running.
+
+Usage:
+  studio-serve stop [--port P] [--stop-timeout S]
+
+  --port P            the port the launch serves on (its HAProxy; default 8000)
+  --stop-timeout S    seconds each process group gets after its stop signal before SIGKILL, when
+                      stopping what a killed launch left (default 30)
+
+A running launch is asked to stop as Ctrl-C would (HAProxy finishes what it has, each vLLM instance
+gets SIGTERM, then SIGKILL after the launch's own --stop-timeout), and stop waits until it is gone.
+If the launch itself was killed, HAProxy and its instances go on serving: stop finds them from the
+state the launch kept, checks they are the same processes (never a reused pid), and stops them.
+Exit code 0 when nothing is left, 1 when something would not stop, 127 when nothing ran there.
+`;
+
+export const stop: CliCommand = {
+  name: "stop",
+  synopsis: [["stop [--port P]", "stop a multi-instance launch, or what a killed one left running"]],
+  help: HELP,
+  run: runStop,
+};

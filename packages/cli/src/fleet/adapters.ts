@@ -1,0 +1,68 @@
+import { escapeForTerminal } from "@finetune-studio/internal";
+import { callLoraRoute } from "../lora-routes.js";
+import type { ControlRequest } from "./control.js";
+import type { Instance } from "./instance.js";
+import type { Fleet } from "./types.js";
+
+/** Loading an adapter reads it from disk and may compile kernels: minutes on a busy GPU. */
+const LORA_ROUTE_TIMEOUT_MS = 120_000;
+
+function loadOrUnload(
+  fleet: Fleet,
+  instance: Instance,
+  action: "load" | "unload",
+  name: string,
+  path?: string,
+) {
+  return callLoraRoute(
+    instance.plan.built.client.rootURL,
+    action,
+    path === undefined ? { lora_name: name } : { lora_name: name, lora_path: path },
+    { ...(fleet.apiKey === undefined ? {} : { apiKey: fleet.apiKey }), timeoutMs: LORA_ROUTE_TIMEOUT_MS },
+  );
+}
+
+/** Loads or unloads an adapter on every instance, reporting each; remembered for the next reload. */
+export async function changeAdapter(
+  fleet: Fleet,
+  request: Extract<ControlRequest, { op: "adapter" }>,
+  say: (line: string) => void,
+): Promise<boolean> {
+  const path = request.action === "load" ? request.path : undefined;
+  const results = await Promise.all(
+    fleet.instances.map((instance) => loadOrUnload(fleet, instance, request.action, request.name, path)),
+  );
+  for (const [i, result] of results.entries()) {
+    const where = `instance ${i} (port ${fleet.instances[i]?.plan.built.listen.port})`;
+    say(
+      result.ok
+        ? `${where}: ${escapeForTerminal(result.message)}`
+        : `${where}: failed${result.status ? ` (HTTP ${result.status})` : ""}: ${escapeForTerminal(result.message)}`,
+    );
+  }
+  if (request.action === "load" && results.some((result) => result.ok)) {
+    fleet.adapters.set(request.name, request.path);
+  }
+  if (request.action === "unload") fleet.adapters.delete(request.name);
+  const ok = results.every((result) => result.ok);
+  fleet.io.err(
+    `studio-serve: adapter ${request.action} ${escapeForTerminal(request.name)}: ${ok ? "done on every instance" : "failed on some instances"}\n`,
+  );
+  return ok;
+}
+
+/** Loads the runtime adapters again on a restarted instance; false at the first that fails. */
+export async function reapplyAdapters(
+  fleet: Fleet,
+  instance: Instance,
+  say: (line: string) => void,
+): Promise<boolean> {
+  for (const [name, path] of fleet.adapters) {
+    const result = await loadOrUnload(fleet, instance, "load", name, path);
+    say(
+      `reload: instance ${instance.index}: adapter ${name} ${result.ok ? "loaded again" : `failed: ${escapeForTerminal(result.message)}`}`,
+    );
+    if (!result.ok) return false;
+  }
+  return true;
+}

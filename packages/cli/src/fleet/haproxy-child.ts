@@ -1,0 +1,47 @@
+import { join } from "node:path";
+import { escapeForTerminal, type ProcessGroup, spawnGroup } from "@finetune-studio/internal";
+import { haproxyConfig } from "@finetune-studio/serve-kit";
+import type { CliIo } from "../io.js";
+import { LogLines } from "../log-lines.js";
+import { writeFreshFile } from "../safe-files.js";
+
+/** What the front door is given: where it listens, the instances' ports, and its limits. */
+export interface FrontDoor {
+  host: string;
+  port: number;
+  instancePorts: readonly number[];
+  /** Requests each instance runs at once (vLLM's --max-num-seqs), if the user set it. */
+  maxNumSeqs: number | undefined;
+  /** The front door's own connection limit: --max-connections, or the default sized for this machine. */
+  maxConnections: number;
+}
+
+/** The runtime API's socket in the launch's private directory. */
+export function runtimeSocketOf(dir: string): string {
+  return join(dir, "haproxy.sock");
+}
+
+/**
+ * HAProxy on the port clients know, in front of the instances, as a child of launch in its own process group:
+ * in the foreground (`-db`), its configuration and runtime socket inside DIR. It is never reloaded: launch
+ * drains and readies instances through the runtime API, and if launch dies it goes on serving.
+ */
+export function startHaproxy(haproxyPath: string, dir: string, door: FrontDoor, io: CliIo): ProcessGroup {
+  const conf = join(dir, "haproxy.cfg");
+  writeFreshFile(
+    conf,
+    haproxyConfig({
+      servers: door.instancePorts.map((port) => `127.0.0.1:${port}`),
+      listen: door.port,
+      host: door.host,
+      runtimeSocket: runtimeSocketOf(dir),
+      ...(door.maxNumSeqs === undefined ? {} : { maxNumSeqs: door.maxNumSeqs }),
+      maxConnections: door.maxConnections,
+    }),
+  );
+  const lines = new LogLines((line) => io.err(`[haproxy] ${escapeForTerminal(line)}\n`));
+  return spawnGroup(haproxyPath, ["-db", "-f", conf], {
+    env: io.env,
+    onOutput: (_stream, chunk) => lines.push(chunk),
+  });
+}

@@ -1,0 +1,117 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { leftGroupState, processStartTicks, stopLeftGroup } from "@finetune-studio/internal";
+import { writeFilesTogether } from "../safe-files.js";
+
+// What a multi-instance launch runs, written to DIR/state.json whenever it changes (an instance restarted):
+// if launch itself is killed, HAProxy and the instances go on serving, and the next `launch`, `stop` or
+// `status` on the port reads this file to find them, check they are still the same processes, and stop them.
+
+/** A process group launch started: its id and its leader's start time (to tell a reused pid apart). */
+export interface RecordedGroup {
+  pgid: number;
+  startTicks: string;
+}
+
+export interface LaunchState {
+  launch: { pid: number; startTicks: string };
+  host: string;
+  port: number;
+  balancer: RecordedGroup | undefined;
+  instances: { port: number; gpu: string; group: RecordedGroup | undefined }[];
+}
+
+const STATE_FILE = "state.json";
+const MAX_STATE_BYTES = 64 * 1024;
+
+/** The group as recorded now, or undefined when it has no pid (it did not start). */
+export function recordGroup(pgid: number | undefined): RecordedGroup | undefined {
+  const startTicks = pgid === undefined ? undefined : processStartTicks(pgid);
+  return pgid === undefined || startTicks === undefined ? undefined : { pgid, startTicks };
+}
+
+export function writeLaunchState(dir: string, state: LaunchState): void {
+  writeFilesTogether(dir, [{ name: STATE_FILE, text: `${JSON.stringify(state)}\n` }]);
+}
+
+/** The state a launch left in `dir`, or undefined when there is none or it is not one (it is not trusted). */
+export function readLaunchState(dir: string): LaunchState | undefined {
+  let text: string;
+  try {
+    const bytes = readFileSync(join(dir, STATE_FILE));
+    if (bytes.length > MAX_STATE_BYTES) return undefined;
+    text = bytes.toString("utf8");
+  } catch {
+    return undefined;
+  }
+  try {
+    const value = JSON.parse(text) as LaunchState;
+    const groups = [value.balancer, ...value.instances.map((instance) => instance.group)];
+    const valid =
+      isGroup({ pgid: value.launch.pid, startTicks: value.launch.startTicks }) &&
+      groups.every((group) => group === undefined || isGroup(group)) &&
+      value.instances.every(
+        (instance) => Number.isInteger(instance.port) && typeof instance.gpu === "string",
+      );
+    return valid ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function isGroup(value: unknown): value is RecordedGroup {
+  const group = value as RecordedGroup;
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    Number.isInteger(group.pgid) &&
+    group.pgid > 1 &&
+    typeof group.startTicks === "string" &&
+    /^\d{1,20}$/.test(group.startTicks)
+  );
+}
+
+/** A part of a launch that still runs though the launch is gone. */
+export interface LeftPart {
+  name: string;
+  group: RecordedGroup;
+  /** The signal that stops it gracefully: HAProxy finishes what it has on SIGUSR1, vLLM on SIGTERM. */
+  signal: NodeJS.Signals;
+}
+
+/** The parts of a dead launch still running (the balancer first); empty when the launch itself still runs. */
+export function leftParts(state: LaunchState): LeftPart[] {
+  if (leftGroupState(state.launch.pid, state.launch.startTicks) === "ours") return [];
+  const parts: LeftPart[] = [];
+  if (state.balancer !== undefined) parts.push({ name: "HAProxy", group: state.balancer, signal: "SIGUSR1" });
+  for (const [i, instance] of state.instances.entries()) {
+    if (instance.group !== undefined) {
+      const name = `vLLM instance ${i} (port ${instance.port}, GPU ${instance.gpu})`;
+      parts.push({ name, group: instance.group, signal: "SIGTERM" });
+    }
+  }
+  return parts.filter((part) => leftGroupState(part.group.pgid, part.group.startTicks) === "ours");
+}
+
+/**
+ * Stops the balancer first (no new request reaches an instance), then the instances together, each group
+ * with its graceful signal, the grace, then SIGKILL. Names the parts that would not stop.
+ */
+export async function stopLeftParts(parts: readonly LeftPart[], graceMs: number): Promise<string[]> {
+  const stop = async (part: LeftPart) => {
+    const stopped = await stopLeftGroup(part.group.pgid, part.group.startTicks, {
+      graceMs,
+      signal: part.signal,
+    });
+    return stopped ? [] : [part.name];
+  };
+  const balancer = await Promise.all(parts.filter((part) => part.signal === "SIGUSR1").map(stop));
+  const instances = await Promise.all(parts.filter((part) => part.signal !== "SIGUSR1").map(stop));
+  return [...balancer, ...instances].flat();
+}
+
+/** "HAProxy (pgid 12) and vLLM instance 0 (...) (pgid 13)" */
+export function describeParts(parts: readonly LeftPart[]): string {
+  const names = parts.map((part) => `${part.name} (process group ${part.group.pgid})`);
+  return names.length <= 1 ? (names[0] ?? "nothing") : `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
+}
