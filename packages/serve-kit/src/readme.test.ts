@@ -5,6 +5,8 @@ import {
   buildServeCommand,
   buildStackCommands,
   buildStackValues,
+  defaultMaxConnections,
+  haproxyConfig,
   nginxConfig,
   serveConfigFromRecommendations,
 } from "./index.js";
@@ -67,6 +69,17 @@ describe("README examples", () => {
       "proxy_read_timeout 600s;",
     );
     expect(readme).toContain("waits up to 600 s between reads");
+  });
+
+  it("HAProxy", () => {
+    const config = haproxyConfig({ servers: ["127.0.0.1:8001", "127.0.0.1:8002"], listen: 8000 });
+    expect(config).toContain("balance leastconn");
+    expect(config).toContain("default-server check inter 2s fall 2 rise 2 maxconn 1024");
+    expect(readme).toContain("`maxNumSeqs` at once (vLLM's `--max-num-seqs`, default 1024)");
+    expect(defaultMaxConnections(2)).toBe(8192);
+    expect(readme).toContain("four times what\nthe instances batch, at least 4096");
+    expect(config).toContain("retry-on conn-failure empty-response");
+    expect(readme).toContain("`/health` is checked every 2 s");
   });
 
   it("production-stack", () => {

@@ -29,7 +29,7 @@ export const guides: readonly Guide[] = [
     title: "Serving guide",
     navLabel: "Serving",
     summary:
-      "Serve a fine-tuned model with vLLM (full or LoRA), call it with our client or openai, scale it behind nginx, update it.",
+      "Serve a fine-tuned model with vLLM (full or LoRA), call it with our client or openai, scale it behind a load balancer, update it.",
     markdown: readContent("serving.md"),
     snippets: servingSnippets,
   },

@@ -73,12 +73,15 @@ export function fleetSnippet(launchArgs: readonly string[], port: number): strin
   for (const flag of ["--instances", "--gpus", "--runtime-lora"]) {
     if (!launchHelp.includes(flag)) throw new Error(`studio-serve launch --help does not mention ${flag}`);
   }
-  if (!cli.run(["reload", "--help"]).includes("--port")) throw new Error("studio-serve reload has no --port");
+  for (const command of ["reload", "stop"]) {
+    if (!cli.run([command, "--help"]).includes("--port"))
+      throw new Error(`studio-serve ${command} has no --port`);
+  }
   if (!cli.run(["adapter", "--help"]).includes("adapter load <name> <path>")) {
     throw new Error("studio-serve adapter load changed its arguments");
   }
   return [
-    "# Two vLLM instances (GPUs 0 and 1, ports 8001 and 8002) behind nginx on port 8000:",
+    "# Two vLLM instances (GPUs 0 and 1, ports 8001 and 8002) behind HAProxy on port 8000:",
     `${cli.binName} launch ${launchArgs.join(" ")} --instances 2 --runtime-lora`,
     "",
     "# From another terminal: restart them one at a time (new weights), no request failing.",
@@ -86,5 +89,8 @@ export function fleetSnippet(launchArgs: readonly string[], port: number): strin
     "",
     "# Load an adapter on every instance; a reload loads it again.",
     `${cli.binName} adapter load sql-expert ./adapters/sql-expert --port ${port}`,
+    "",
+    "# Stop it all (also what a killed launch left running).",
+    `${cli.binName} stop --port ${port}`,
   ].join("\n");
 }

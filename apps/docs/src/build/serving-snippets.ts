@@ -4,6 +4,7 @@ import {
   DEFAULT_PROMETHEUS_RULES_FILE,
   DEFAULT_VLLM_IMAGE,
   type FullServeOptions,
+  haproxyConfig,
   type LoraServeOptions,
   nginxConfig,
   prometheusConfig,
@@ -44,7 +45,7 @@ const severalAdapters: LoraServeOptions = {
   maxLoraRank: 32,
 };
 const exposed: FullServeOptions = { ...fullModel, host: "0.0.0.0" };
-/** The instances behind the load balancer, one per GPU; nginx takes the port clients know. */
+/** The instances behind the load balancer, one per GPU; the balancer takes the port clients know. */
 const instancePorts = [8001, 8002];
 const balancerPort = 8000;
 /** What the guide's user passes for the recommendation path: where the weights are, and the mapping table. */
@@ -109,6 +110,13 @@ export function servingSnippets(): Record<string, Snippet> {
         balancerPort,
       ),
     ),
+    "haproxy-config": {
+      lang: "haproxy",
+      code: haproxyConfig({
+        servers: instancePorts.map((port) => `127.0.0.1:${port}`),
+        listen: balancerPort,
+      }),
+    },
     "nginx-config": {
       lang: "nginx",
       code: nginxConfig({
