@@ -5,6 +5,7 @@ import type { CliCommand } from "./command-type.js";
 import { doctor } from "./doctor.js";
 import { launch } from "./launch.js";
 import { nginx } from "./nginx.js";
+import { plan } from "./plan.js";
 import { prometheus } from "./prometheus.js";
 import { reload } from "./reload.js";
 import { stack } from "./stack.js";
@@ -14,6 +15,7 @@ import { status } from "./status.js";
 export const COMMANDS: readonly CliCommand[] = [
   command,
   launch,
+  plan,
   reload,
   adapter,
   status,
