@@ -297,7 +297,7 @@ const usageErrors: [string, string[], RegExp][] = [
     ["command", "full", "m", "extra"],
     /unexpected argument "extra"; put vLLM's own options after --/,
   ],
-  ["an unknown flag", ["command", "full", "m", "--gpu", "0"], /Unknown option '--gpu'/],
+  ["an unknown flag", ["command", "full", "m", "--gpu-index", "0"], /Unknown option '--gpu-index'/],
   ["a flag without value", ["command", "full", "m", "--port"], /--port/],
   [
     "a port that is not a number",

@@ -22,8 +22,16 @@ const SERVE_OPTIONS = {
   adapter: { type: "string", multiple: true },
   "api-key-env": { type: "string" },
   help: { type: "boolean", short: "h" },
+  // The fit check before vLLM starts (plan/fit-check.ts): the GPU to plan for, and refusing instead of warning.
+  gpu: { type: "string" },
+  strict: { type: "boolean" },
   ...ENGINE_FLAGS,
 } as const satisfies ParseArgsConfig["options"];
+
+/** The model a parsed serve names: the full model, or a LoRA serve's base. */
+export function servedModelOf(parsed: ParsedServeArgs): string {
+  return parsed.options.kind === "full" ? parsed.options.model : parsed.options.baseModel;
+}
 
 export const COMMAND_OPTIONS = {
   ...SERVE_OPTIONS,

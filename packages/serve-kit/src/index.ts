@@ -68,6 +68,26 @@ export {
   type VllmDtype,
 } from "./options/engine-options.js";
 export {
+  findGpuModel,
+  GPU_MODELS,
+  type GpuModel,
+  KNOWN_ARCHITECTURES,
+  KV_CACHE_DTYPES,
+  type KvCacheGroup,
+  type LayerKvSpec,
+  type LoraMemory,
+  type PlanFigure,
+  type PlanGpu,
+  type PlanKvCache,
+  type PlanModel,
+  type PlanSettings,
+  type PlanVerdict,
+  planServe,
+  type ServePlan,
+  safetensorsHeaderBytes,
+  VLLM_PLAN_COMMIT,
+} from "./plan/index.js";
+export {
   type FineTunedWeights,
   type ServeFromRecommendationsOptions,
   serveConfigFromRecommendations,

@@ -19,7 +19,8 @@ import {
 import { onStopSignals } from "../launch/signals.js";
 import { smokeCompletion } from "../launch/smoke.js";
 import { type RunningVllm, startVllm } from "../launch/vllm-process.js";
-import { LAUNCH_OPTIONS, parseServeArgs } from "../serve-args.js";
+import { checkServeFits } from "../plan/fit-check.js";
+import { LAUNCH_OPTIONS, parseServeArgs, servedModelOf } from "../serve-args.js";
 import type { CliCommand } from "./command-type.js";
 
 const PROGRESS_EVERY_MS = 15_000;
@@ -51,6 +52,9 @@ async function runLaunch(args: readonly string[], given: CliIo): Promise<number>
     given.out(HELP);
     return ExitCode.Ok;
   }
+  const fitValues = { ...parsed.values, gpus: undefined }; // launch's --gpus lists GPU indexes, not a count
+  if (!(await checkServeFits(servedModelOf(parsed), fitValues, given, `launch ${parsed.kind}`)))
+    return ExitCode.Failure;
   const layout = parseLayout(parsed);
   if (layout !== undefined) return await runFleet(parsed, layout, given);
   const runtimeLora = parsed.values["runtime-lora"] === true;

@@ -5,6 +5,7 @@ import type { CliCommand } from "./command-type.js";
 import { doctor } from "./doctor.js";
 import { launch } from "./launch.js";
 import { haproxy, nginx } from "./load-balancer.js";
+import { plan } from "./plan.js";
 import { prometheus } from "./prometheus.js";
 import { reload } from "./reload.js";
 import { stack } from "./stack.js";
@@ -15,6 +16,7 @@ import { stop } from "./stop.js";
 export const COMMANDS: readonly CliCommand[] = [
   command,
   launch,
+  plan,
   reload,
   stop,
   adapter,

@@ -1,0 +1,94 @@
+import { jsonForTerminal } from "@finetune-studio/internal";
+import { planServe } from "@finetune-studio/serve-kit";
+import { ExitCode } from "../exit-codes.js";
+import { type CliIo, UsageError } from "../io.js";
+import { HubError } from "../plan/hub-reader.js";
+import { planSettingsFrom, resolvePlanGpu } from "../plan/plan-input.js";
+import { formatPlan } from "../plan/plan-table.js";
+import { readPlanModel } from "../plan/read-model.js";
+import { ENGINE_FLAGS, parseCommandLine } from "../serve-args.js";
+import type { CliCommand } from "./command-type.js";
+
+export const PLAN_OPTIONS = {
+  gpu: { type: "string" },
+  "gpu-memory": { type: "string" },
+  gpus: { type: "string" },
+  revision: { type: "string" },
+  json: { type: "boolean" },
+  "kv-cache-dtype": { type: "string" },
+  "max-num-batched-tokens": { type: "string" },
+  "max-cpu-loras": { type: "string" },
+  "enable-lora": { type: "boolean" },
+  "enforce-eager": { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+  ...ENGINE_FLAGS,
+} as const;
+
+/** `studio-serve plan MODEL`: will it fit, before vLLM loads a byte. */
+async function runPlan(args: readonly string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandLine("plan", args, PLAN_OPTIONS);
+  if (values.help === true) {
+    io.out(HELP);
+    return ExitCode.Ok;
+  }
+  const [model, ...rest] = positionals;
+  if (model === undefined)
+    throw new UsageError("missing MODEL: a local directory or a hub repository", "plan");
+  if (rest.length > 0) throw new UsageError(`unexpected argument "${rest[0]}"`, "plan");
+  if (values.gpu !== undefined && values["gpu-memory"] !== undefined)
+    throw new UsageError("--gpu and --gpu-memory: give one", "plan");
+  const gpu = await resolvePlanGpu(values, io.env, "plan");
+  if (!gpu)
+    throw new UsageError(
+      "no GPU found: nvidia-smi is not here; give --gpu NAME or --gpu-memory 80GiB",
+      "plan",
+    );
+  const settings = planSettingsFrom(values);
+  let files: Awaited<ReturnType<typeof readPlanModel>>;
+  try {
+    files = await readPlanModel(model, io.env, values.revision as string | undefined);
+  } catch (error) {
+    if (error instanceof HubError || error instanceof Error) {
+      io.err(`studio-serve plan: ${error.message}\n`);
+      return ExitCode.Failure;
+    }
+    throw error;
+  }
+  const plan = planServe(files, gpu, settings);
+  io.out(values.json === true ? `${jsonForTerminal({ model, ...plan })}\n` : formatPlan(plan, model));
+  return plan.verdict.kind === "fits" || plan.verdict.kind === "unknown" ? ExitCode.Ok : ExitCode.Failure;
+}
+
+const HELP = `studio-serve plan: will the served model fit on the GPU? Computed from the model's own files before vLLM
+loads a byte, following vLLM's memory profiling and KV-cache layout.
+
+Usage:
+  studio-serve plan MODEL [--gpu NAME | --gpu-memory 80GiB] [--gpus N] [vLLM flags] [--json]
+
+MODEL is a local directory with config.json, or a hub repository (owner/name): config.json and
+model.safetensors.index.json are read from \${HF_ENDPOINT:-https://huggingface.co}, with HF_TOKEN or the hub
+CLI's saved token for gated repositories (never printed).
+
+Options:
+  --gpu NAME               a GPU from the table: H100, H100-NVL, H200, A100-80GB, A100-40GB, L40S, L4, A10G, T4, ...
+  --gpu-memory SIZE        or its memory: 80GiB, 24GB
+  --gpus N                 GPUs available (default: nvidia-smi's count, else the tensor-parallel size)
+  --revision R             the hub branch, tag or commit (default main)
+  --json                   the whole plan as JSON
+  vLLM's flags: --max-model-len, --gpu-memory-utilization, --tensor-parallel-size, --dtype, --quantization,
+  --max-num-seqs, --max-num-batched-tokens, --kv-cache-dtype, --enforce-eager,
+  LoRA: --enable-lora, --max-loras, --max-lora-rank, --max-cpu-loras
+
+Without --gpu or --gpu-memory it asks nvidia-smi. Exit code 0 when it fits, 1 when it does not (the verdict
+names the flag that would make it fit).
+
+Example:
+  studio-serve plan meta-llama/Llama-3.1-8B-Instruct --gpu L4
+`;
+
+export const plan: CliCommand = {
+  name: "plan",
+  synopsis: [["plan MODEL [--gpu NAME] [vLLM flags]", "will the model fit on the GPU? (before vLLM starts)"]],
+  help: HELP,
+  run: runPlan,
+};

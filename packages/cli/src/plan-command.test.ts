@@ -1,0 +1,102 @@
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { runCapture } from "./test/run-cli.js";
+
+// The serve-kit fixtures are real models' config.json and trimmed index: a local model directory each.
+const fixture = (name: string) =>
+  fileURLToPath(new URL(`../../serve-kit/src/plan/fixtures/${name}`, import.meta.url));
+const NO_GPU_ENV = { PATH: "/nonexistent" };
+
+describe("studio-serve plan", () => {
+  it("prints the figures and a fitting verdict for Llama 3.1 8B on an H100", async () => {
+    const { code, stdout } = await runCapture(
+      ["plan", fixture("llama-3.1-8b-instruct"), "--gpu", "H100"],
+      NO_GPU_ENV,
+    );
+    expect(code).toBe(0);
+    expect(stdout).toContain('"Model loading took X GiB"');
+    expect(stdout).toContain("GPU KV cache size");
+    expect(stdout).toMatch(/verdict: fits: 131072 tokens per request/);
+  });
+
+  it("names the flag that makes it fit, and exits 1, on an L4", async () => {
+    const { code, stdout } = await runCapture(
+      ["plan", fixture("llama-3.1-8b-instruct"), "--gpu", "L4"],
+      NO_GPU_ENV,
+    );
+    expect(code).toBe(1);
+    expect(stdout).toMatch(/pass: --max-model-len \d+/);
+  });
+
+  it("--json gives the whole plan", async () => {
+    const { stdout } = await runCapture(
+      [
+        "plan",
+        fixture("mixtral-8x7b-v0.1"),
+        "--gpu-memory",
+        "80GiB",
+        "--gpus",
+        "2",
+        "--tensor-parallel-size",
+        "2",
+        "--json",
+      ],
+      NO_GPU_ENV,
+    );
+    const plan = JSON.parse(stdout);
+    expect(plan.verdict.kind).toBe("fits");
+    expect(plan.resolved.tensorParallelSize).toBe(2);
+  });
+
+  it.each([
+    [["plan", "--gpu", "H100"], /missing MODEL/],
+    [["plan", "x", "--gpu", "Voodoo"], /--gpu: unknown GPU "Voodoo"; known: H200/],
+    [["plan", "x", "--gpu-memory", "lots"], /--gpu-memory: must be a size such as 80GiB/],
+    [["plan", "x"], /no GPU found: nvidia-smi is not here/],
+  ])("refuses %j", async (args, message) => {
+    const { code, stderr } = await runCapture(args, NO_GPU_ENV);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(message);
+  });
+
+  it("a bad engine value is named by serve-kit's rule", async () => {
+    const { code, stderr } = await runCapture(
+      ["plan", fixture("llama-2-7b-hf"), "--gpu", "L4", "--gpu-memory-utilization", "2"],
+      NO_GPU_ENV,
+    );
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/--gpu-memory-utilization: must be a number above 0 and at most 1/);
+  });
+});
+
+describe("the fit check before command and launch", () => {
+  it("command warns on stderr and still prints the command when a local model will not fit", async () => {
+    const { code, stdout, stderr } = await runCapture(
+      ["command", "full", fixture("llama-3.1-8b-instruct"), "--gpu", "L4"],
+      NO_GPU_ENV,
+    );
+    expect(code).toBe(0);
+    expect(stdout).toContain("vllm serve");
+    expect(stderr).toMatch(/warning: .* fits only with max_model_len <= \d+.*pass --max-model-len \d+/);
+  });
+
+  it("--strict refuses instead", async () => {
+    const { code, stdout, stderr } = await runCapture(
+      ["command", "full", fixture("llama-3.1-8b-instruct"), "--gpu", "L4", "--strict"],
+      NO_GPU_ENV,
+    );
+    expect(code).toBe(1);
+    expect(stdout).toBe("");
+    expect(stderr).toMatch(/refusing: /);
+  });
+
+  it("says nothing when it fits, or when no GPU is known", async () => {
+    const fits = await runCapture(
+      ["command", "full", fixture("llama-3.1-8b-instruct"), "--gpu", "H100"],
+      NO_GPU_ENV,
+    );
+    expect(fits.stderr).not.toMatch(/warning: .*fit/);
+    const unknown = await runCapture(["command", "full", fixture("llama-3.1-8b-instruct")], NO_GPU_ENV);
+    expect(unknown.stderr).not.toMatch(/fit/);
+  });
+});

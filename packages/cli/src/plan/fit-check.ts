@@ -1,0 +1,38 @@
+import { planServe, ServeConfigError } from "@finetune-studio/serve-kit";
+import type { CliIo } from "../io.js";
+import { isLocalModel, readLocalModel } from "./local-reader.js";
+import { planSettingsFrom, resolvePlanGpu } from "./plan-input.js";
+
+type Values = Record<string, string | boolean | string[] | undefined>;
+
+/**
+ * Before vLLM starts: when the model is a local directory and a GPU is known (--gpu, else nvidia-smi), plans
+ * the serve and warns on stderr when it will not fit, naming the flag that would make it fit. Returns false
+ * when `--strict` is set and it will not fit (the caller stops); true otherwise, and when it cannot tell.
+ */
+export async function checkServeFits(
+  model: string,
+  values: Values,
+  io: CliIo,
+  helpFor: string,
+): Promise<boolean> {
+  if (!(await isLocalModel(model))) return true;
+  const gpu = await resolvePlanGpu(values, io.env, helpFor);
+  if (!gpu) return true;
+  let plan: ReturnType<typeof planServe>;
+  try {
+    plan = planServe(await readLocalModel(model), gpu, planSettingsFrom(values));
+  } catch (error) {
+    // A model the plan cannot read is vLLM's to judge; say why the check was skipped.
+    const why = error instanceof ServeConfigError || error instanceof Error ? error.message : String(error);
+    io.err(`studio-serve: fit check skipped: ${why}\n`);
+    return true;
+  }
+  if (plan.verdict.kind === "fits" || plan.verdict.kind === "unknown") return true;
+  const flags = plan.verdict.flags.length > 0 ? `; pass ${plan.verdict.flags.join(" ")}` : "";
+  const strict = values.strict === true;
+  io.err(
+    `studio-serve: ${strict ? "refusing" : "warning"}: ${model} on ${plan.gpu.name ?? "this GPU"}: ${plan.verdict.summary}${flags} (studio-serve plan ${model} for the figures)\n`,
+  );
+  return !strict;
+}

@@ -1,0 +1,161 @@
+import { isLoopbackHost } from "@finetune-studio/internal";
+import { type PlanModel, safetensorsHeaderBytes } from "@finetune-studio/serve-kit";
+import { ReadProblem, readCapped } from "../bounded-read.js";
+import { headerLength, MAX_HEADER_BYTES } from "./safetensors-header.js";
+
+// Reads a hub repository's config.json and safetensors index over HTTPS, as the hub serves them at
+// `${HF_ENDPOINT}/<repo>/resolve/<revision>/<file>`. The token goes only to the endpoint's own origin: large
+// files redirect to a CDN, which is followed without it. Every read is bounded in size and time.
+
+const MAX_JSON_BYTES = 32 * 1024 * 1024;
+const MAX_REDIRECTS = 5;
+const REPO = /^[A-Za-z0-9][A-Za-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._-]*$/;
+const REVISION = /^[A-Za-z0-9][A-Za-z0-9._/-]*$/;
+
+/** The hub could not give the files: the message says why and what to do. Never holds the token. */
+export class HubError extends Error {
+  override readonly name = "HubError";
+}
+
+export interface HubOptions {
+  env: NodeJS.ProcessEnv;
+  token: string | undefined;
+  revision?: string;
+  timeoutMs?: number;
+  fetch?: typeof fetch;
+}
+
+/** True when the argument names a hub repository (owner/name) rather than a path. */
+export function looksLikeHubRepo(text: string): boolean {
+  return REPO.test(text) && !text.includes("..");
+}
+
+/** The hub endpoint: HF_ENDPOINT or https://huggingface.co; plain http only on a loopback address. */
+export function hubEndpoint(env: NodeJS.ProcessEnv): URL {
+  const raw = env.HF_ENDPOINT ?? "https://huggingface.co";
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new HubError(
+      `HF_ENDPOINT: must be a URL such as https://huggingface.co (given ${JSON.stringify(raw)})`,
+    );
+  }
+  const loopbackHttp = url.protocol === "http:" && isLoopbackHost(url.hostname.replace(/^\[|\]$/g, ""));
+  if (url.protocol !== "https:" && !loopbackHttp) {
+    throw new HubError(`HF_ENDPOINT: must use https (http only on a loopback address) (given ${url.origin})`);
+  }
+  if (url.username || url.password) throw new HubError("HF_ENDPOINT: must not hold a user name or password");
+  return url;
+}
+
+export async function readHubModel(repo: string, options: HubOptions): Promise<PlanModel> {
+  if (!looksLikeHubRepo(repo)) throw new HubError(`${repo}: not a hub repository name (owner/name)`);
+  const revision = options.revision ?? "main";
+  if (!REVISION.test(revision) || revision.includes(".."))
+    throw new HubError(`--revision: not a branch, tag or commit (given ${JSON.stringify(revision)})`);
+  const endpoint = hubEndpoint(options.env);
+  const base = `${endpoint.origin}${endpoint.pathname.replace(/\/$/, "")}/${repo}/resolve/${encodeURIComponent(revision).replace(/%2F/g, "/")}/`;
+  const get = (file: string, range?: [number, number]) =>
+    hubGet(new URL(file, base), endpoint.origin, options, range);
+  const config = await get("config.json");
+  if (config.status === 404)
+    throw new HubError(`${repo}@${revision}: has no config.json (is the name right?)`);
+  const index = await get("model.safetensors.index.json");
+  if (index.status !== 404)
+    return {
+      config: parseJson(config.body, "config.json"),
+      safetensorsIndex: parseJson(index.body, "model.safetensors.index.json"),
+    };
+  // One file and no index: the size is in the file's header (two ranged reads, not the weights).
+  const first = await get("model.safetensors", [0, 7]);
+  if (first.status === 404)
+    throw new HubError(`${repo}@${revision}: has neither model.safetensors.index.json nor model.safetensors`);
+  const length = headerLength(first.body.subarray(0, 8), "model.safetensors");
+  const header = await get("model.safetensors", [8, 8 + length - 1]);
+  const weightsBytes = safetensorsHeaderBytes(
+    parseJson(header.body, "model.safetensors header"),
+    "model.safetensors header",
+  );
+  return { config: parseJson(config.body, "config.json"), weightsBytes };
+}
+
+async function hubGet(
+  start: URL,
+  origin: string,
+  options: HubOptions,
+  range: [number, number] | undefined,
+): Promise<{ status: number; body: Uint8Array }> {
+  const timeoutMs = options.timeoutMs ?? 20_000;
+  const signal = AbortSignal.timeout(timeoutMs);
+  const file = start.pathname.split("/").pop() ?? "";
+  let url = start;
+  for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
+    const headers: Record<string, string> = { accept: "*/*" };
+    if (range) headers.range = `bytes=${range[0]}-${range[1]}`;
+    // The token goes to the hub's own origin only, never to a CDN a redirect points at.
+    if (options.token && url.origin === origin) headers.authorization = `Bearer ${options.token}`;
+    let response: Response;
+    try {
+      response = await (options.fetch ?? fetch)(url, { redirect: "manual", signal, headers });
+    } catch (error) {
+      throw unreachable(error, file, timeoutMs);
+    }
+    if (response.status >= 300 && response.status < 400) {
+      await response.body?.cancel();
+      const location = response.headers.get("location");
+      if (!location) throw new HubError(`${file}: the hub answered ${response.status} without a Location`);
+      const next = new URL(location, url);
+      const loopback = next.protocol === "http:" && isLoopbackHost(next.hostname.replace(/^\[|\]$/g, ""));
+      if (next.protocol !== "https:" && !loopback) {
+        throw new HubError(`${file}: the hub redirected to a non-https address (${next.origin})`);
+      }
+      url = next;
+      continue;
+    }
+    if (response.status === 404) {
+      await response.body?.cancel();
+      return { status: 404, body: new Uint8Array() };
+    }
+    if (response.status === 401 || response.status === 403) {
+      await response.body?.cancel();
+      throw new HubError(
+        options.token
+          ? `${file}: the hub refused the token (${response.status}): it has no access to this repository; if it is gated, accept its terms on the model's page`
+          : `${file}: the repository is gated or private (${response.status}): a token is needed; set HF_TOKEN or run \`huggingface-cli login\`, and accept the model's terms on its page`,
+      );
+    }
+    if (response.status === 429) {
+      await response.body?.cancel();
+      throw new HubError(`${file}: the hub is limiting requests (429); wait and try again, or set HF_TOKEN`);
+    }
+    if (response.status >= 400) {
+      await response.body?.cancel();
+      throw new HubError(`${file}: the hub answered ${response.status}`);
+    }
+    const cap = range ? Math.min(range[1] - range[0] + 1, MAX_HEADER_BYTES) : MAX_JSON_BYTES;
+    try {
+      return { status: response.status, body: await readCapped(response, cap) };
+    } catch (error) {
+      throw unreachable(error, file, timeoutMs);
+    }
+  }
+  throw new HubError(`${file}: more than ${MAX_REDIRECTS} redirects`);
+}
+
+function unreachable(error: unknown, file: string, timeoutMs: number): HubError {
+  if (error instanceof ReadProblem) return new HubError(`${file}: ${error.message}`);
+  const name = error instanceof Error ? error.name : "";
+  if (name === "TimeoutError" || name === "AbortError")
+    return new HubError(`${file}: the hub gave no answer within ${timeoutMs / 1000} s`);
+  const cause = (error as { cause?: { code?: string; message?: string } } | null)?.cause;
+  return new HubError(`${file}: could not reach the hub (${cause?.code ?? cause?.message ?? String(error)})`);
+}
+
+function parseJson(body: Uint8Array, what: string): unknown {
+  try {
+    return JSON.parse(new TextDecoder().decode(body));
+  } catch {
+    throw new HubError(`${what}: the hub's answer is not JSON`);
+  }
+}

@@ -1,0 +1,77 @@
+import { findGpuModel, GPU_MODELS, type PlanGpu, type PlanSettings } from "@finetune-studio/serve-kit";
+import { UsageError } from "../io.js";
+import { numberOrRaw } from "../serve-args.js";
+import { queryNvidiaSmi } from "./nvidia-smi.js";
+
+type Values = Record<string, string | boolean | string[] | undefined>;
+
+const SIZE = /^(\d+(?:\.\d+)?)\s*(GiB|GB|MiB|MB)$/i;
+const UNIT: Record<string, number> = { gib: 1024 ** 3, gb: 1e9, mib: 1024 ** 2, mb: 1e6 };
+
+/** The GPU from --gpu or --gpu-memory, else nvidia-smi's first GPU; undefined when none can be known. */
+export async function resolvePlanGpu(
+  values: Values,
+  env: NodeJS.ProcessEnv,
+  helpFor: string,
+): Promise<PlanGpu | undefined> {
+  const count = values.gpus === undefined ? undefined : gpuCount(values.gpus, helpFor);
+  if (typeof values.gpu === "string") {
+    const model = findGpuModel(values.gpu);
+    if (!model) {
+      throw new UsageError(
+        `--gpu: unknown GPU ${JSON.stringify(values.gpu)}; known: ${GPU_MODELS.map((gpu) => gpu.name).join(", ")} (or give --gpu-memory)`,
+        helpFor,
+      );
+    }
+    return { name: model.name, memoryBytes: model.memoryBytes, ...(count ? { count } : {}) };
+  }
+  if (typeof values["gpu-memory"] === "string") {
+    const match = SIZE.exec(values["gpu-memory"].trim());
+    if (!match)
+      throw new UsageError(
+        `--gpu-memory: must be a size such as 80GiB or 24GB (given ${JSON.stringify(values["gpu-memory"])})`,
+        helpFor,
+      );
+    const bytes = Math.round(Number(match[1]) * (UNIT[(match[2] as string).toLowerCase()] ?? 1));
+    return { memoryBytes: bytes, ...(count ? { count } : {}) };
+  }
+  const smi = await queryNvidiaSmi(env);
+  const first = smi?.[0];
+  if (!first) return undefined;
+  return { name: first.name, memoryBytes: first.memoryBytes, count: count ?? smi.length };
+}
+
+function gpuCount(raw: unknown, helpFor: string): number {
+  const value = numberOrRaw(raw);
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > 1024) {
+    throw new UsageError(
+      `--gpus: must be a whole number of GPUs from 1 to 1024 (given ${JSON.stringify(raw)})`,
+      helpFor,
+    );
+  }
+  return value;
+}
+
+/** The plan's settings from the vLLM flags given; values stay raw so serve-kit's rules name what is wrong. */
+export function planSettingsFrom(values: Values): PlanSettings {
+  const raw = (flag: string) => numberOrRaw(values[flag]);
+  const settings: Record<string, unknown> = {};
+  const set = (key: string, value: unknown) => {
+    if (value !== undefined) settings[key] = value;
+  };
+  set("gpuMemoryUtilization", raw("gpu-memory-utilization"));
+  set("maxModelLen", raw("max-model-len"));
+  set("tensorParallelSize", raw("tensor-parallel-size"));
+  set("kvCacheDtype", values["kv-cache-dtype"]);
+  set("dtype", values.dtype);
+  set("quantization", values.quantization);
+  set("maxNumSeqs", raw("max-num-seqs"));
+  set("maxNumBatchedTokens", raw("max-num-batched-tokens"));
+  if (values["enforce-eager"] === true) settings.enforceEager = true;
+  const lora: Record<string, unknown> = {};
+  if (values["max-loras"] !== undefined) lora.maxLoras = raw("max-loras");
+  if (values["max-lora-rank"] !== undefined) lora.maxLoraRank = raw("max-lora-rank");
+  if (values["max-cpu-loras"] !== undefined) lora.maxCpuLoras = raw("max-cpu-loras");
+  if (values["enable-lora"] === true || Object.keys(lora).length > 0) settings.lora = lora;
+  return settings as PlanSettings;
+}

@@ -1,0 +1,324 @@
+import { checkObject, checkPositiveInteger, refuse } from "../internal/validate.js";
+import { figure, type PlanFigure } from "./estimate.js";
+import { kvBytesPerToken, kvCacheDtypeBytes, layerKvSpecs } from "./kv-cache-spec.js";
+import { type KvCacheGroup, kvCapacity, largestFittingModelLen } from "./kv-capacity.js";
+import { type LoraMemory, loraMemory } from "./lora.js";
+import {
+  activationPeak,
+  batchDefaults,
+  cudaGraphMemory,
+  cudaVisibleMemory,
+  nonTorchMemory,
+} from "./memory-profile.js";
+import { dtypeBytes, type ModelShape, parseModelConfig } from "./model-config.js";
+import { checkpointBytes, type PlanModel } from "./model-files.js";
+import { checkPlanSettings, type PlanSettings } from "./settings.js";
+import { decideVerdict, type FitTry, type PlanVerdict } from "./verdict.js";
+import { VLLM_PLAN_COMMIT } from "./vllm-commit.js";
+import { weightMemory } from "./weights.js";
+
+/** The GPU to plan for: its memory as nvidia-smi reports it, and how many there are. */
+export interface PlanGpu {
+  name?: string;
+  memoryBytes: number;
+  /** GPUs available (defaults to the tensor-parallel size). */
+  count?: number;
+}
+
+/** The KV cache as vLLM will lay it out on each GPU. */
+export interface PlanKvCache {
+  /** KV bytes one token takes on one GPU, over all its layers. */
+  bytesPerToken: number;
+  groups: readonly KvCacheGroup[];
+  numBlocks: number;
+  /** Predicts "GPU KV cache size: N tokens". */
+  tokens: number;
+  /** Predicts "Maximum concurrency for L tokens per request: Cx". */
+  maxConcurrency: number;
+  /** KV memory one request of max_model_len needs on each GPU. */
+  bytesPerFullRequest: number;
+  /** vLLM's estimate of the largest max_model_len the memory holds (0 when not one token). */
+  largestFittingModelLen: number;
+}
+
+export interface ServePlan {
+  /** The vLLM commit whose code the rules follow. */
+  vllmCommit: string;
+  architecture: string;
+  gpu: { name: string | null; memoryBytes: number; count: number };
+  /** The settings as vLLM will take them, defaults filled in. */
+  resolved: {
+    gpuMemoryUtilization: number;
+    maxModelLen: number;
+    tensorParallelSize: number;
+    kvCacheDtype: string;
+    maxNumSeqs: number;
+    maxNumBatchedTokens: number;
+  };
+  cudaVisibleMemory: PlanFigure;
+  requestedMemory: PlanFigure;
+  /** Per GPU, LoRA's adapter slots included. */
+  weights: PlanFigure;
+  lora: LoraMemory | null;
+  activationPeak: PlanFigure;
+  nonTorchMemory: PlanFigure;
+  cudaGraphMemory: PlanFigure;
+  /** Predicts "Available KV cache memory: X GiB" (negative means vLLM stops: no memory for the cache blocks). */
+  availableKvMemory: PlanFigure & { signedBytes: number };
+  /** Null when the architecture is not one the plan lays out (see cannotGive). */
+  kvCache: PlanKvCache | null;
+  /** Figures the plan cannot give, and why. */
+  cannotGive: string[];
+  notes: string[];
+  verdict: PlanVerdict;
+}
+
+const TENSOR_PARALLEL_TRIES = [2, 4, 8];
+
+/**
+ * Will this model, on this GPU, with these vLLM settings, start and hold a request of max_model_len?
+ * Pure: it takes the parsed files and reads nothing. Every figure says which vLLM log line it predicts.
+ */
+export function planServe(model: PlanModel, gpu: PlanGpu, rawSettings: PlanSettings = {}): ServePlan {
+  checkObject(model, "model");
+  const settings = checkPlanSettings(rawSettings);
+  const parsed = parseModelConfig(model.config);
+  const weightsBytes = checkpointBytes(model);
+  const memoryBytes = checkGpuMemory(gpu);
+  const tp = settings.tensorParallelSize ?? 1;
+  const count = gpu.count === undefined ? tp : checkPositiveInteger(gpu.count, "gpu.count");
+  if (tp > count) refuse("tensorParallelSize", `must not exceed the GPUs given (${count})`, tp);
+  if (!parsed.shape)
+    return unknownArchitecturePlan(
+      parsed.unknownArchitecture,
+      weightsBytes,
+      memoryBytes,
+      gpu,
+      count,
+      settings,
+    );
+  const shape = parsed.shape;
+  const attempt = (tensorParallelSize: number) =>
+    profile(shape, weightsBytes, memoryBytes, gpu.name, tensorParallelSize, settings);
+  const current = attempt(tp);
+  const larger = TENSOR_PARALLEL_TRIES.filter((n) => n > tp && shape.attentionHeads % n === 0).map(
+    (n) => attempt(n).fit,
+  );
+  return {
+    ...current.plan,
+    gpu: { name: gpu.name ?? null, memoryBytes, count },
+    verdict: decideVerdict(current.fit, larger, count),
+  };
+}
+
+function checkGpuMemory(gpu: PlanGpu): number {
+  checkObject(gpu, "gpu");
+  const bytes = gpu.memoryBytes;
+  if (typeof bytes !== "number" || !Number.isSafeInteger(bytes) || bytes < 1024 ** 3) {
+    refuse("gpu.memoryBytes", "must be a whole number of bytes, at least 1 GiB", bytes);
+  }
+  return bytes;
+}
+
+/** The served type's bytes: `auto` takes the checkpoint's, except float32, which vLLM serves in 16 bits. */
+function servedDtypeBytes(shape: ModelShape, dtype: PlanSettings["dtype"]): number {
+  if (dtype === "float" || dtype === "float32") return 4;
+  if (dtype === undefined || dtype === "auto")
+    return shape.checkpointDtype === "float32" ? 2 : dtypeBytes(shape.checkpointDtype);
+  return 2;
+}
+
+function profile(
+  shape: ModelShape,
+  weightsBytes: number,
+  memoryBytes: number,
+  gpuName: string | undefined,
+  tp: number,
+  settings: PlanSettings,
+): { plan: Omit<ServePlan, "gpu" | "verdict">; fit: FitTry } {
+  const defaults = batchDefaults(memoryBytes, gpuName);
+  const utilization = settings.gpuMemoryUtilization ?? 0.9;
+  const maxModelLen = settings.maxModelLen ?? shape.derivedMaxModelLen;
+  const maxNumSeqs = settings.maxNumSeqs ?? defaults.maxNumSeqs;
+  const maxNumBatchedTokens = settings.maxNumBatchedTokens ?? defaults.maxNumBatchedTokens;
+  const kvCacheDtype = settings.kvCacheDtype ?? "auto";
+  const elementBytes = servedDtypeBytes(shape, settings.dtype);
+  const lora = settings.lora
+    ? loraMemory(
+        shape,
+        {
+          maxLoras: settings.lora.maxLoras ?? 1,
+          maxLoraRank: settings.lora.maxLoraRank ?? 16,
+          maxCpuLoras: settings.lora.maxCpuLoras ?? settings.lora.maxLoras ?? 1,
+        },
+        tp,
+        elementBytes,
+      )
+    : null;
+  const baseWeights = weightMemory({
+    shape,
+    checkpointBytes: weightsBytes,
+    tensorParallelSize: tp,
+    servedDtypeBytes: elementBytes,
+    quantization: settings.quantization,
+  });
+  const weights = lora
+    ? figure(
+        baseWeights.bytes + lora.gpuBytes,
+        baseWeights.predicts,
+        `${baseWeights.rule}; plus LoRA slots: ${lora.rule}`,
+        baseWeights.estimate,
+      )
+    : baseWeights;
+  const visible = cudaVisibleMemory(memoryBytes);
+  const requested = figure(
+    visible.bytes * utilization,
+    null,
+    `CUDA's total × gpu_memory_utilization (${utilization})`,
+    true,
+  );
+  const activation = activationPeak(shape, maxNumBatchedTokens, maxNumSeqs, tp, elementBytes);
+  const nonTorch = nonTorchMemory(tp);
+  const signed = requested.bytes - weights.bytes - activation.bytes - nonTorch.bytes;
+  const availableKv = {
+    ...figure(
+      signed,
+      "Available KV cache memory: X GiB",
+      "requested memory − weights − activation peak − non-torch memory (Worker.determine_available_memory)",
+      true,
+    ),
+    signedBytes: signed,
+  };
+  const specs = layerKvSpecs(shape, tp, kvCacheDtypeBytes(kvCacheDtype, elementBytes));
+  const limits = { maxModelLen, maxNumBatchedTokens };
+  const capacity = kvCapacity(specs, signed, limits);
+  const largest = largestFittingModelLen(specs, Math.max(0, signed), limits);
+  const cudaGraph = cudaGraphMemory(settings.enforceEager === true);
+  const notes = headroomNotes(visible.bytes, utilization, cudaGraph.bytes);
+  return {
+    plan: {
+      vllmCommit: VLLM_PLAN_COMMIT,
+      architecture: shape.architecture,
+      resolved: {
+        gpuMemoryUtilization: utilization,
+        maxModelLen,
+        tensorParallelSize: tp,
+        kvCacheDtype,
+        maxNumSeqs,
+        maxNumBatchedTokens,
+      },
+      cudaVisibleMemory: visible,
+      requestedMemory: requested,
+      weights,
+      lora,
+      activationPeak: activation,
+      nonTorchMemory: nonTorch,
+      cudaGraphMemory: cudaGraph,
+      availableKvMemory: availableKv,
+      kvCache: {
+        bytesPerToken: kvBytesPerToken(specs),
+        groups: capacity.groups,
+        numBlocks: capacity.numBlocks,
+        tokens: capacity.tokens,
+        maxConcurrency: capacity.maxConcurrency,
+        bytesPerFullRequest: capacity.bytesPerFullRequest,
+        largestFittingModelLen: largest,
+      },
+      cannotGive: [],
+      notes,
+    },
+    fit: {
+      tensorParallelSize: tp,
+      availableKvBytes: signed,
+      bytesPerFullRequest: capacity.bytesPerFullRequest,
+      largestFittingModelLen: largest,
+      maxModelLen,
+    },
+  };
+}
+
+/** CUDA graphs and a 150 MiB safety margin come out of the memory above gpu_memory_utilization. */
+function headroomNotes(visibleBytes: number, utilization: number, graphBytes: number): string[] {
+  const headroom = visibleBytes * (1 - utilization);
+  const margin = 150 * 1024 ** 2;
+  if (graphBytes + margin <= headroom) return [];
+  return [
+    `gpu_memory_utilization ${utilization} leaves ${(headroom / 1024 ** 3).toFixed(2)} GiB above it, less than CUDA graphs (~${(graphBytes / 1024 ** 3).toFixed(2)} GiB) and vLLM's 150 MiB margin need: lower it or pass --enforce-eager`,
+  ];
+}
+
+function unknownArchitecturePlan(
+  architecture: string,
+  weightsBytes: number,
+  memoryBytes: number,
+  gpu: PlanGpu,
+  count: number,
+  settings: PlanSettings,
+): ServePlan {
+  const tp = settings.tensorParallelSize ?? 1;
+  const utilization = settings.gpuMemoryUtilization ?? 0.9;
+  const visible = cudaVisibleMemory(memoryBytes);
+  const requested = figure(
+    visible.bytes * utilization,
+    null,
+    `CUDA's total × gpu_memory_utilization (${utilization})`,
+    true,
+  );
+  const weights = figure(
+    weightsBytes / tp,
+    "Model loading took X GiB",
+    `the checkpoint's tensors as stored${tp > 1 ? `, split across ${tp} GPUs` : ""}`,
+    true,
+  );
+  const unknown = (predicts: string) => ({
+    ...figure(0, predicts, `not estimated: ${architecture} is not an architecture the plan knows`, true),
+  });
+  const signed = requested.bytes - weights.bytes;
+  const defaults = batchDefaults(memoryBytes, gpu.name);
+  const fits = signed > 0;
+  return {
+    vllmCommit: VLLM_PLAN_COMMIT,
+    architecture,
+    gpu: { name: gpu.name ?? null, memoryBytes, count },
+    resolved: {
+      gpuMemoryUtilization: utilization,
+      maxModelLen: settings.maxModelLen ?? 0,
+      tensorParallelSize: tp,
+      kvCacheDtype: settings.kvCacheDtype ?? "auto",
+      maxNumSeqs: settings.maxNumSeqs ?? defaults.maxNumSeqs,
+      maxNumBatchedTokens: settings.maxNumBatchedTokens ?? defaults.maxNumBatchedTokens,
+    },
+    cudaVisibleMemory: visible,
+    requestedMemory: requested,
+    weights,
+    lora: null,
+    activationPeak: unknown("Memory profiling: torch peak increase"),
+    nonTorchMemory: unknown("Memory profiling: non-torch increase"),
+    cudaGraphMemory: unknown("Graph capturing finished in S secs, took X GiB"),
+    availableKvMemory: {
+      ...figure(
+        signed,
+        "Available KV cache memory: X GiB",
+        "requested memory − weights only: the profile's other parts are unknown for this architecture, so this is an upper bound",
+        true,
+      ),
+      signedBytes: signed,
+    },
+    kvCache: null,
+    cannotGive: [
+      `${architecture} is not an architecture the plan knows (${"known: see KNOWN_ARCHITECTURES"}): it cannot give the activation peak, "Available KV cache memory", "GPU KV cache size" or "Maximum concurrency"; the weights come from the checkpoint's size`,
+    ],
+    notes: [],
+    verdict: fits
+      ? {
+          kind: "unknown",
+          summary: `the weights fit (${architecture}); whether the KV cache holds a request is unknown for this architecture`,
+          flags: [],
+        }
+      : {
+          kind: "does-not-fit",
+          summary: `does not fit: the weights alone exceed gpu_memory_utilization × the GPU's memory${tp < 8 ? "; try a larger --tensor-parallel-size" : ""}`,
+          flags: [],
+        },
+  };
+}

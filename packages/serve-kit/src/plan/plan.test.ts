@@ -1,0 +1,343 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { ServeConfigError } from "../errors.js";
+import { findGpuModel, GPU_MODELS } from "./gpus.js";
+import { layerKvSpecs } from "./kv-cache-spec.js";
+import { kvCacheGroups, kvCapacity } from "./kv-capacity.js";
+import { parseModelConfig } from "./model-config.js";
+import { safetensorsHeaderBytes } from "./model-files.js";
+import { planServe } from "./plan-serve.js";
+
+const FIXTURES = new URL("./fixtures/", import.meta.url);
+const readJson = (path: string): unknown => JSON.parse(readFileSync(new URL(path, FIXTURES), "utf8"));
+const model = (name: string) => ({
+  config: readJson(`${name}/config.json`),
+  safetensorsIndex: readJson(`${name}/model.safetensors.index.json`),
+});
+const gpu = (name: string, count = 1) => {
+  const found = findGpuModel(name);
+  if (!found) throw new Error(`no GPU ${name}`);
+  return { name: found.name, memoryBytes: found.memoryBytes, count };
+};
+const GIB = 1024 ** 3;
+
+interface LoggedStartup {
+  model: string;
+  gpu: string;
+  gpus: number;
+  settings: Record<string, number> | null;
+  // Each entry holds the figures its log printed; the tests read the ones their case needs.
+  logged: {
+    cudaTotalGiB: number;
+    weightsGiB: number;
+    availableKvGiB: number;
+    kvTokens: number;
+    maxConcurrency: number;
+    availableKvGiBPerStage: number[];
+    layersPerStage: number[];
+  };
+  source: string;
+}
+const LOGS = readJson("vllm-logs.json") as LoggedStartup[];
+
+describe("KV bytes per token for each fixture (vLLM's page sizes)", () => {
+  it.each([
+    ["llama-3.1-8b-instruct", 1, 2 * 8 * 128 * 2 * 32],
+    ["llama-2-7b-hf", 1, 2 * 32 * 128 * 2 * 32],
+    ["mistral-7b-v0.1", 1, 2 * 8 * 128 * 2 * 32],
+    ["mixtral-8x7b-v0.1", 2, 2 * 4 * 128 * 2 * 32],
+    ["llama-3.1-8b-instruct-awq-int4", 1, 2 * 8 * 128 * 2 * 32],
+    // MLA: one latent of kv_lora_rank + qk_rope_head_dim per layer, never split across ranks.
+    ["deepseek-v2-lite-chat", 2, (512 + 64) * 2 * 27],
+  ])("%s at tensor_parallel_size %i", (name, tp, want) => {
+    const plan = planServe(model(name), gpu("H100", 2), { tensorParallelSize: tp, maxModelLen: 4096 });
+    expect(plan.kvCache?.bytesPerToken).toBe(want);
+  });
+
+  it("fp8 KV cache halves it", () => {
+    const plan = planServe(model("llama-3.1-8b-instruct"), gpu("H100"), { kvCacheDtype: "fp8" });
+    expect(plan.kvCache?.bytesPerToken).toBe(2 * 8 * 128 * 32);
+  });
+});
+
+describe("against published vLLM start-up logs (fixtures/vllm-logs.json)", () => {
+  const planned = LOGS.filter((log) => log.settings !== null);
+  it.each(planned.map((log) => [`${log.model} on ${log.gpu} (${log.source})`, log] as const))(
+    "%s",
+    (_, log) => {
+      const plan = planServe(model(log.model), gpu(log.gpu, log.gpus), log.settings ?? {});
+      // The GPU's memory as CUDA reports it, which the plan estimates from nvidia-smi's figure.
+      expect(Math.abs(plan.cudaVisibleMemory.bytes / GIB - log.logged.cudaTotalGiB)).toBeLessThan(0.02);
+      const weights = plan.weights.bytes / GIB;
+      expect(Math.abs(weights - log.logged.weightsGiB) / log.logged.weightsGiB).toBeLessThan(0.05);
+      const kv = plan.availableKvMemory.signedBytes / GIB;
+      expect(Math.abs(kv - log.logged.availableKvGiB)).toBeLessThan(
+        Math.max(0.15 * log.logged.availableKvGiB, 1.5),
+      );
+    },
+  );
+
+  it.each(planned.map((log) => [`${log.model} on ${log.gpu}`, log] as const))(
+    "%s: the logged KV memory gives the logged tokens and concurrency, as vLLM computes them",
+    (_, log) => {
+      const plan = planServe(model(log.model), gpu(log.gpu, log.gpus), log.settings ?? {});
+      const shape = parseModelConfig(model(log.model).config).shape;
+      if (!shape) throw new Error("fixture architecture unknown");
+      const specs = layerKvSpecs(shape, 1, 2);
+      const limits = {
+        maxModelLen: plan.resolved.maxModelLen,
+        maxNumBatchedTokens: plan.resolved.maxNumBatchedTokens,
+      };
+      // The log rounds the memory to 0.01 GiB: the tokens must lie between the two ends of that rounding.
+      const low = kvCapacity(specs, (log.logged.availableKvGiB - 0.005) * GIB, limits);
+      const high = kvCapacity(specs, (log.logged.availableKvGiB + 0.005) * GIB, limits);
+      expect(log.logged.kvTokens).toBeGreaterThanOrEqual(low.tokens);
+      expect(log.logged.kvTokens).toBeLessThanOrEqual(high.tokens);
+      const blocks = log.logged.kvTokens / 16;
+      const exact = kvCapacity(specs, blocks * (specs[0]?.pageBytes ?? 0) * specs.length, limits);
+      expect(exact.tokens).toBe(log.logged.kvTokens);
+      expect(exact.maxConcurrency.toFixed(2)).toBe(log.logged.maxConcurrency.toFixed(2));
+    },
+  );
+
+  it("DeepSeek-V2-Lite on 4 L4s, tensor 2 × pipeline 2: each stage's logged memory gives the logged tokens", () => {
+    const log = LOGS.find((entry) => entry.model === "deepseek-v2-lite-chat");
+    if (!log) throw new Error("missing log");
+    const shape = parseModelConfig(model(log.model).config).shape;
+    if (!shape) throw new Error("fixture architecture unknown");
+    const specs = layerKvSpecs(shape, 2, 2);
+    const limits = { maxModelLen: 1024, maxNumBatchedTokens: 2048 };
+    const perStage = (memory: number) =>
+      log.logged.availableKvGiBPerStage.map((gib, stage) =>
+        kvCapacity(specs.slice(0, log.logged.layersPerStage[stage]), (gib + memory) * GIB, limits),
+      );
+    // vLLM gives every worker the fewest blocks among them.
+    const fewest = (stages: ReturnType<typeof perStage>) =>
+      Math.min(...stages.map((stage) => stage.numBlocks));
+    expect(log.logged.kvTokens / 16).toBeGreaterThanOrEqual(fewest(perStage(-0.005)));
+    expect(log.logged.kvTokens / 16).toBeLessThanOrEqual(fewest(perStage(0.005)));
+    const stage = kvCapacity(
+      specs.slice(0, 14),
+      (log.logged.kvTokens / 16) * (specs[0]?.pageBytes ?? 0) * 14,
+      limits,
+    );
+    expect(stage.maxConcurrency.toFixed(2)).toBe(log.logged.maxConcurrency.toFixed(2));
+  });
+});
+
+describe("sliding-window and hybrid layers, laid out as vLLM lays them out", () => {
+  it("Mistral 7B v0.1: every layer slides, so a request holds the window and one batch, not max_model_len", () => {
+    const plan = planServe(model("mistral-7b-v0.1"), gpu("L4"), {
+      maxModelLen: 32768,
+      maxNumBatchedTokens: 2048,
+    });
+    expect(plan.kvCache?.groups).toHaveLength(1);
+    // (cdiv(min(4096 - 1 + 2048, 32768), 16) + 1) pages per layer.
+    const pagesPerRequest = Math.ceil((4096 - 1 + 2048) / 16) + 1;
+    expect(plan.kvCache?.maxConcurrency).toBeCloseTo((plan.kvCache?.numBlocks ?? 0) / pagesPerRequest, 10);
+  });
+
+  it("a hybrid of 21 sliding and 21 full layers makes two groups of 21 sharing one pool", () => {
+    const base = model("llama-3.1-8b-instruct").config as Record<string, unknown>;
+    const layerTypes = Array.from({ length: 42 }, (_, i) =>
+      i % 2 === 0 ? "sliding_attention" : "full_attention",
+    );
+    const config = { ...base, num_hidden_layers: 42, sliding_window: 4096, layer_types: layerTypes };
+    const shape = parseModelConfig(config).shape;
+    if (!shape) throw new Error("unknown");
+    const specs = layerKvSpecs(shape, 1, 2);
+    expect(kvCacheGroups(specs).map((group) => [group.spec.kind, group.layers])).toEqual([
+      ["sliding", 21],
+      ["full", 21],
+    ]);
+    const page = specs[0]?.pageBytes ?? 0;
+    const capacity = kvCapacity(specs, 1000 * page * 21, { maxModelLen: 8192, maxNumBatchedTokens: 2048 });
+    expect(capacity.numBlocks).toBe(1000);
+    // Two groups share the blocks: num_blocks // groups × block_size.
+    expect(capacity.tokens).toBe(500 * 16);
+    expect(capacity.maxConcurrency).toBeCloseTo(1000 / (8192 / 16 + Math.ceil((4095 + 2048) / 16) + 1), 10);
+  });
+
+  it("uneven kinds are padded: 10 full and 20 sliding layers make three groups of 10", () => {
+    const specs = [
+      ...Array.from({ length: 10 }, () => ({
+        kind: "full" as const,
+        blockSize: 16,
+        pageBytes: 4096,
+        slidingWindow: null,
+      })),
+      ...Array.from({ length: 20 }, () => ({
+        kind: "sliding" as const,
+        blockSize: 16,
+        pageBytes: 4096,
+        slidingWindow: 1024,
+      })),
+    ];
+    expect(kvCacheGroups(specs).map((group) => group.layers)).toEqual([10, 10, 10]);
+  });
+});
+
+describe("the verdict", () => {
+  it("fits: Llama 3.1 8B on an H100 at its full 131072 tokens", () => {
+    const plan = planServe(model("llama-3.1-8b-instruct"), gpu("H100"));
+    expect(plan.verdict.kind).toBe("fits");
+    expect(plan.resolved.maxModelLen).toBe(131072);
+  });
+
+  it("fits only with a shorter max_model_len: Llama 3.1 8B on an L4, with vLLM's own estimate of the length", () => {
+    const plan = planServe(model("llama-3.1-8b-instruct"), gpu("L4"));
+    expect(plan.verdict.kind).toBe("fits-with-max-model-len");
+    if (plan.verdict.kind !== "fits-with-max-model-len") return;
+    const len = plan.verdict.maxModelLen;
+    expect(plan.verdict.flags).toEqual(["--max-model-len", String(len)]);
+    const again = planServe(model("llama-3.1-8b-instruct"), gpu("L4"), { maxModelLen: len });
+    expect(again.verdict.kind).toBe("fits");
+    const over = planServe(model("llama-3.1-8b-instruct"), gpu("L4"), { maxModelLen: len + 16 });
+    expect(over.verdict.kind).not.toBe("fits");
+  });
+
+  it("needs tensor parallelism: Mixtral 8x7B on one H100, two suffice", () => {
+    const plan = planServe(model("mixtral-8x7b-v0.1"), gpu("H100", 1));
+    expect(plan.availableKvMemory.signedBytes).toBeLessThan(0);
+    expect(plan.verdict).toMatchObject({ kind: "needs-tensor-parallel", tensorParallelSize: 2 });
+    expect(plan.verdict.summary).toContain("2 GPUs; 1 given");
+  });
+
+  it("does not fit: a terabyte of Mixtral-shaped weights on a T4, even split 8 ways", () => {
+    const plan = planServe(
+      { config: model("mixtral-8x7b-v0.1").config, weightsBytes: 1024 * GIB },
+      gpu("T4"),
+    );
+    expect(plan.verdict.kind).toBe("does-not-fit");
+  });
+
+  it("AWQ weights are the checkpoint's own size", () => {
+    const plan = planServe(model("llama-3.1-8b-instruct-awq-int4"), gpu("L4"));
+    expect(plan.weights.bytes).toBe(5727854592);
+    expect(plan.weights.rule).toContain("awq");
+  });
+
+  it("--quantization fp8 on a 16-bit checkpoint halves the linear layers, not the embeddings", () => {
+    const plan = planServe(model("llama-3.1-8b-instruct"), gpu("L4"), { quantization: "fp8" });
+    const embeddings = 2 * 128256 * 4096 * 2;
+    expect(plan.weights.bytes).toBe(Math.round(embeddings + (16060522496 - embeddings) / 2));
+    expect(plan.weights.estimate).toBe(true);
+  });
+
+  it("LoRA slots are added to the weights; the CPU cache is host memory", () => {
+    const without = planServe(model("llama-3.1-8b-instruct"), gpu("H100"));
+    const lora = planServe(model("llama-3.1-8b-instruct"), gpu("H100"), {
+      lora: { maxLoras: 4, maxLoraRank: 64, maxCpuLoras: 8 },
+    });
+    // Per layer: qkv (4096 -> 6144), o (4096 -> 4096), gate_up (4096 -> 28672), down (14336 -> 4096).
+    const perLayer = 4096 + 6144 + 4096 + 4096 + 4096 + 28672 + 14336 + 4096;
+    const adapter = perLayer * 32 * 64 * 2;
+    expect(lora.lora?.gpuBytes).toBe(4 * adapter);
+    expect(lora.lora?.cpuBytes).toBe(8 * adapter);
+    expect(lora.weights.bytes - without.weights.bytes).toBe(4 * adapter);
+  });
+
+  it("an unknown architecture gives the weights and says which figures it cannot give", () => {
+    const config = {
+      ...(model("llama-3.1-8b-instruct").config as object),
+      architectures: ["MambaForCausalLM"],
+    };
+    const plan = planServe({ config, weightsBytes: 3 * GIB }, gpu("L4"));
+    expect(plan.kvCache).toBeNull();
+    expect(plan.weights.bytes).toBe(3 * GIB);
+    expect(plan.cannotGive.join(" ")).toMatch(/MambaForCausalLM.*GPU KV cache size/);
+    expect(plan.verdict.kind).toBe("unknown");
+  });
+});
+
+describe("bad input is refused, naming the field, the rule and what was given", () => {
+  it.each([
+    [
+      "a config without num_hidden_layers",
+      { config: { architectures: ["LlamaForCausalLM"] }, weightsBytes: 1 },
+      {},
+      /num_hidden_layers: must be an integer/,
+    ],
+    [
+      "a config that is not an object",
+      { config: "nope", weightsBytes: 1 },
+      {},
+      /config\.json: must be an object/,
+    ],
+    ["no architectures", { config: {}, weightsBytes: 1 }, {}, /architectures: must be a list/],
+    [
+      "an index without total_size",
+      { config: model("llama-2-7b-hf").config, safetensorsIndex: { metadata: {} } },
+      {},
+      /total_size: must be a whole number/,
+    ],
+    [
+      "no weights' size at all",
+      { config: model("llama-2-7b-hf").config },
+      {},
+      /model\.safetensors\.index\.json: is needed/,
+    ],
+    [
+      "a utilization above 1",
+      model("llama-2-7b-hf"),
+      { gpuMemoryUtilization: 1.5 },
+      /gpuMemoryUtilization: must be a number above 0 and at most 1 .*\(given 1\.5\)/,
+    ],
+    [
+      "an unknown KV cache type",
+      model("llama-2-7b-hf"),
+      { kvCacheDtype: "int3" },
+      /kvCacheDtype: must be one of auto, fp8/,
+    ],
+    [
+      "a misspelt setting",
+      model("llama-2-7b-hf"),
+      { maxModelLength: 10 },
+      /maxModelLength: is not an option of the plan's settings/,
+    ],
+    [
+      "more GPUs split than given",
+      model("llama-2-7b-hf"),
+      { tensorParallelSize: 2 },
+      /tensorParallelSize: must not exceed the GPUs given \(1\)/,
+    ],
+    [
+      "a CPU cache smaller than the GPU slots",
+      model("llama-2-7b-hf"),
+      { lora: { maxLoras: 4, maxCpuLoras: 2 } },
+      /lora\.maxCpuLoras: must be at least maxLoras/,
+    ],
+  ])("%s", (_, input, settings, message) => {
+    const call = () => planServe(input as never, gpu("L4", 1), settings as never);
+    expect(call).toThrow(ServeConfigError);
+    expect(call).toThrow(message);
+  });
+
+  it("a GPU of less than 1 GiB", () => {
+    expect(() => planServe(model("llama-2-7b-hf"), { memoryBytes: 1000 })).toThrow(
+      /gpu\.memoryBytes: must be a whole number of bytes, at least 1 GiB/,
+    );
+  });
+});
+
+describe("the GPU table and safetensors headers", () => {
+  it("finds GPUs by short name and by what nvidia-smi prints", () => {
+    expect(findGpuModel("h100")?.name).toBe("H100");
+    expect(findGpuModel("NVIDIA A100-SXM4-80GB")?.name).toBe("A100-80GB");
+    expect(findGpuModel("NVIDIA GeForce RTX 4090")?.memoryBytes).toBe(24564 * 1024 ** 2);
+    expect(findGpuModel("Voodoo 2")).toBeUndefined();
+    expect(new Set(GPU_MODELS.map((model) => model.name)).size).toBe(GPU_MODELS.length);
+  });
+
+  it("sizes a safetensors file by the end of its last tensor", () => {
+    const header = {
+      __metadata__: { format: "pt" },
+      "a.weight": { dtype: "BF16", shape: [2, 2], data_offsets: [0, 8] },
+      "b.weight": { dtype: "BF16", shape: [4], data_offsets: [8, 16] },
+    };
+    expect(safetensorsHeaderBytes(header, "model.safetensors")).toBe(16);
+    expect(() => safetensorsHeaderBytes({ x: { data_offsets: [1] } }, "model.safetensors")).toThrow(
+      /model\.safetensors x\.data_offsets: must be \[start, end\]/,
+    );
+  });
+});

@@ -1,0 +1,61 @@
+import { figure, type PlanFigure } from "./estimate.js";
+import { dtypeBytes, type ModelShape } from "./model-config.js";
+
+// The weights' memory on each GPU: vLLM's "Model loading took X GiB". The checkpoint's own size is the best
+// witness of it (the safetensors index's metadata.total_size, or the sum of the files' tensors).
+
+/** Methods that quantize a 16-bit checkpoint while loading it, and the bits per weight they keep. */
+const ON_THE_FLY_BITS: Record<string, number> = { fp8: 8, bitsandbytes: 4, experts_int8: 8 };
+
+export interface WeightInput {
+  shape: ModelShape;
+  checkpointBytes: number;
+  tensorParallelSize: number;
+  /** Bytes of the type vLLM serves in (2 for bfloat16/float16, 4 for float32). */
+  servedDtypeBytes: number;
+  /** --quantization, when given. */
+  quantization: string | undefined;
+}
+
+export function weightMemory(input: WeightInput): PlanFigure {
+  const { shape, checkpointBytes, tensorParallelSize: tp } = input;
+  const predicts = "Model loading took X GiB";
+  const split = tp > 1 ? `, split across ${tp} GPUs (tensor parallel shards every layer)` : "";
+  if (shape.quantization) {
+    return figure(
+      checkpointBytes / tp,
+      predicts,
+      `the ${shape.quantization.method} checkpoint's tensors as stored${split}`,
+      false,
+    );
+  }
+  const onTheFly = input.quantization === undefined ? undefined : ON_THE_FLY_BITS[input.quantization];
+  const stored = dtypeBytes(shape.checkpointDtype);
+  const scale = input.servedDtypeBytes / stored;
+  if (onTheFly !== undefined) {
+    // Embeddings and the output head stay in the served type; the linear layers shrink to `bits`.
+    const embeddings = shape.vocabSize * shape.hiddenSize * stored * (shape.tiedEmbeddings ? 1 : 2);
+    const linear = checkpointBytes - embeddings;
+    const bytes = (embeddings * scale + linear * (onTheFly / 8 / stored)) / tp;
+    return figure(
+      bytes,
+      predicts,
+      `--quantization ${input.quantization}: linear layers at ${onTheFly} bits, embeddings and head at ${input.servedDtypeBytes} bytes${split}`,
+      true,
+    );
+  }
+  const cast =
+    scale === 1
+      ? ""
+      : ` converted from ${shape.checkpointDtype} (${stored} bytes) to ${input.servedDtypeBytes} bytes`;
+  const unknownQuant =
+    input.quantization === undefined
+      ? ""
+      : ` (--quantization ${input.quantization} is not one the plan sizes; checkpoint size used)`;
+  return figure(
+    (checkpointBytes * scale) / tp,
+    predicts,
+    `the checkpoint's tensors${cast}${split}${unknownQuant}`,
+    input.quantization !== undefined,
+  );
+}
