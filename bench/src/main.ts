@@ -5,6 +5,7 @@ import { describeMachine, oneMinuteLoad } from "./machine.js";
 import { measureBundleSizes } from "./measure/bundle-size.js";
 import { measureCalls } from "./measure/call-overhead.js";
 import { measureColdImports } from "./measure/cold-import.js";
+import { fullFrontDoor, measureFrontDoor, quickFrontDoor } from "./measure/front-door.js";
 import { measureLoadGenerator } from "./measure/load-generator.js";
 import { fullStreamRun, measureStreaming, quickStreamRun } from "./measure/stream-bench.js";
 import { measureTreeHelpers } from "./measure/tree-helpers.js";
@@ -15,6 +16,8 @@ import { type AnsweringServer, startAnsweringServer } from "./server/start-answe
 import { type BenchSettings, fullRun, quickRun } from "./settings.js";
 
 const quick = process.argv.includes("--quick");
+/** `--front-door`: that section alone, printed, RESULTS.md left as it is. */
+const frontDoorOnly = process.argv.includes("--front-door");
 const settings: BenchSettings = quick ? quickRun : fullRun;
 const resultsFile = fileURLToPath(new URL("../RESULTS.md", import.meta.url));
 
@@ -51,6 +54,12 @@ async function main(): Promise<void> {
   const machine = describeMachine();
   const sections: Section[] = [];
 
+  if (frontDoorOnly) {
+    sections.push(...(await measureFrontDoor(quick ? quickFrontDoor : fullFrontDoor, step)));
+    console.log(renderReport(machine, sections, performance.now() - startedAt));
+    return;
+  }
+
   step("starting the answering server");
   const server = await startAnsweringServer();
   // Stops the server and the run if anything hangs: the bench must always end by itself.
@@ -76,6 +85,9 @@ async function main(): Promise<void> {
   sections.push(...(await measureStreaming(quick ? quickStreamRun : fullStreamRun, step)));
 
   sections.push(await measureLoadGenerator(quick, step));
+
+  step("front door");
+  sections.push(...(await measureFrontDoor(quick ? quickFrontDoor : fullFrontDoor, step)));
 
   step("bundle sizes");
   sections.push({

@@ -1,0 +1,227 @@
+// Issue #22: the front door `launch --instances 2` runs (HAProxy, configured by serve-kit's haproxyConfig)
+// against the same HAProxy configured by hand, in front of the same two stand-in vLLMs, interleaved in
+// rounds; then 1,000 concurrent streams through the front door. The stand-in (C, epoll) is measured alone
+// first, to show it is not the limit. wrk drives every row.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { getFreePort, type ManagedProcess, startProcess, waitForOutput } from "@finetune-studio/testing";
+import { count, millis, perSecond, ratio } from "../format.js";
+import { buildStandIn, CHUNKS_PER_STREAM, type StandInKit } from "../front-door/stand-ins.js";
+import { rate, runWrk, type WrkResult, writeWrkScript } from "../front-door/wrk.js";
+import type { Section } from "../report.js";
+import { median } from "../stats.js";
+import { markdownTable } from "../table.js";
+
+const CLI = fileURLToPath(new URL("../../../packages/cli/dist/main.js", import.meta.url));
+const MODEL = "bench/stand-in";
+
+export interface FrontDoorSettings {
+  rounds: number;
+  secondsPerRow: number;
+  manyStreams: number;
+}
+
+export const fullFrontDoor: FrontDoorSettings = { rounds: 6, secondsPerRow: 3, manyStreams: 1_000 };
+export const quickFrontDoor: FrontDoorSettings = { rounds: 1, secondsPerRow: 1, manyStreams: 1_000 };
+
+interface Load {
+  name: string;
+  stream: boolean;
+  callers: number;
+}
+
+const LOADS: Load[] = [
+  { name: "JSON completions", stream: false, callers: 16 },
+  { name: "JSON completions", stream: false, callers: 64 },
+  { name: "streamed completions", stream: true, callers: 16 },
+  { name: "streamed completions", stream: true, callers: 64 },
+];
+
+/** The balancer a user would write by hand for two instances: least connections, long timeouts, no more. */
+function handConfig(port: number, instancePorts: readonly number[]): string {
+  return [
+    "global",
+    "    maxconn 8192",
+    "defaults",
+    "    mode http",
+    "    timeout connect 5s",
+    "    timeout client 600s",
+    "    timeout server 600s",
+    "frontend front",
+    `    bind 127.0.0.1:${port}`,
+    "    default_backend instances",
+    "backend instances",
+    "    balance leastconn",
+    ...instancePorts.map((instancePort, i) => `    server s${i} 127.0.0.1:${instancePort}`),
+    "",
+  ].join("\n");
+}
+
+interface Door {
+  name: string;
+  url: string;
+}
+
+export async function measureFrontDoor(
+  settings: FrontDoorSettings,
+  step: (message: string) => void,
+): Promise<Section[]> {
+  const kit = buildStandIn();
+  const processes: ManagedProcess[] = [];
+  // launch stops HAProxy and its instances itself on SIGTERM; a bench stopped by a signal must let it.
+  const stopAll = async () => {
+    await Promise.all(
+      processes
+        .splice(0)
+        .reverse()
+        .map((proc) => proc.stop(30_000)),
+    );
+    kit.remove();
+  };
+  const interrupted = () => void stopAll().finally(() => process.exit(130));
+  process.once("SIGINT", interrupted).once("SIGTERM", interrupted);
+  try {
+    const scripts = {
+      json: writeWrkScript(kit.binDir, MODEL, false),
+      stream: writeWrkScript(kit.binDir, MODEL, true),
+    };
+    const scriptOf = (load: Load) => (load.stream ? scripts.stream : scripts.json);
+
+    step("front door: one stand-in vLLM alone");
+    const alone = await startStandIn(kit);
+    const aloneRows = [];
+    try {
+      for (const load of LOADS) {
+        aloneRows.push(await runWrk(alone.url, scriptOf(load), load.callers, settings.secondsPerRow));
+      }
+    } finally {
+      await alone.proc.stop();
+    }
+
+    step("front door: launch --instances 2, and HAProxy by hand in front of its instances");
+    const port = await getFreePort();
+    const launch = startProcess(
+      process.execPath,
+      [CLI, "launch", "full", MODEL, "--port", String(port), "--instances", "2", "--stop-timeout", "5"],
+      { env: { ...process.env, PATH: `${kit.binDir}:${process.env.PATH ?? ""}` } },
+    );
+    processes.push(launch);
+    await waitForOutput(launch, /^ready: .* through HAProxy/m, 60_000);
+    const handPort = await getFreePort();
+    const handFile = join(kit.binDir, "by-hand.cfg");
+    writeFileSync(handFile, handConfig(handPort, [port + 1, port + 2]));
+    const hand = startProcess("haproxy", ["-db", "-f", handFile]);
+    processes.push(hand);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const doors: Door[] = [
+      { name: "front door", url: `http://127.0.0.1:${port}/v1/chat/completions` },
+      { name: "by hand", url: `http://127.0.0.1:${handPort}/v1/chat/completions` },
+    ];
+
+    const results = new Map<string, WrkResult[]>();
+    for (let round = 0; round < settings.rounds; round += 1) {
+      step(`front door: round ${round + 1} of ${settings.rounds}`);
+      // Alternate which door goes first, so a slow moment of the machine falls on both alike.
+      const order = round % 2 === 0 ? doors : [...doors].reverse();
+      for (const load of LOADS) {
+        for (const door of order) {
+          const key = `${door.name}|${load.stream}|${load.callers}`;
+          const result = await runWrk(door.url, scriptOf(load), load.callers, settings.secondsPerRow);
+          results.set(key, [...(results.get(key) ?? []), result]);
+        }
+      }
+    }
+
+    step(`front door: ${settings.manyStreams} concurrent streams`);
+    const many = [];
+    for (const door of doors) {
+      many.push({ door, result: await runWrk(door.url, scripts.stream, settings.manyStreams, 5) });
+    }
+    return [comparisonSection(results, aloneRows, settings), manyStreamsSection(many, settings.manyStreams)];
+  } finally {
+    process.off("SIGINT", interrupted).off("SIGTERM", interrupted);
+    await stopAll();
+  }
+}
+
+async function startStandIn(kit: StandInKit): Promise<{ proc: ManagedProcess; url: string }> {
+  const port = await getFreePort();
+  const proc = startProcess(kit.standIn, ["serve", MODEL, "--port", String(port)], {
+    env: { ...process.env, STAND_IN_CHUNKS: String(CHUNKS_PER_STREAM) },
+  });
+  try {
+    await waitForOutput(proc, /Uvicorn running/, 10_000);
+  } catch (error) {
+    await proc.stop();
+    throw error;
+  }
+  return { proc, url: `http://127.0.0.1:${port}/v1/chat/completions` };
+}
+
+function comparisonSection(
+  results: Map<string, WrkResult[]>,
+  alone: readonly WrkResult[],
+  settings: FrontDoorSettings,
+): Section {
+  const rows = LOADS.map((load, i) => {
+    const of = (door: string) => results.get(`${door}|${load.stream}|${load.callers}`) ?? [];
+    const perSecondOf = (runs: readonly WrkResult[]) =>
+      median(runs.map((run) => rate(run) * (load.stream ? CHUNKS_PER_STREAM : 1)));
+    const p99 = (runs: readonly WrkResult[]) => median(runs.map((run) => run.p99Us / 1000));
+    const ours = of("front door");
+    const hand = of("by hand");
+    const failed = [...ours, ...hand].reduce((sum, run) => sum + run.errors, 0);
+    const standIn = alone[i];
+    return [
+      `${load.name}, ${load.callers} callers`,
+      load.stream ? "chunks/s" : "requests/s",
+      perSecond(perSecondOf(ours)),
+      perSecond(perSecondOf(hand)),
+      ratio(perSecondOf(ours), perSecondOf(hand)),
+      millis(p99(ours)),
+      millis(p99(hand)),
+      ratio(p99(ours), p99(hand)),
+      standIn === undefined ? "" : perSecond(rate(standIn) * (load.stream ? CHUNKS_PER_STREAM : 1)),
+      count(failed),
+    ];
+  });
+  return {
+    title: "Front door: launch --instances vs the same HAProxy by hand",
+    method: `\`studio-serve launch full ${MODEL} --instances 2\` runs two stand-in vLLMs (C, one thread, epoll, keep-alive; each answer written at once, a stream as ${CHUNKS_PER_STREAM} server-sent events and [DONE], so its first chunk arrives with the rest) behind HAProxy with haproxyConfig's configuration; "by hand" is a second HAProxy with a minimal configuration (leastconn, timeouts) in front of the same two instances. wrk (2 threads, keep-alive) sends chat completions for ${settings.secondsPerRow} s per row, the two doors alternating, in ${settings.rounds} rounds; medians over rounds. "Alone" is one stand-in without any balancer, measured first: what one instance can answer here. Targets (issue #22): the front door's rate at least 0.9× by hand's and its p99 (a stream's first chunk) at most 1.2×. wrk, HAProxy and the stand-ins share 2 cores.`,
+    table: markdownTable(
+      [
+        "load",
+        "unit",
+        "front door",
+        "by hand",
+        "ratio",
+        "p99 front door",
+        "p99 by hand",
+        "p99 ratio",
+        "one stand-in alone",
+        "failed",
+      ],
+      rows,
+      ["left", "left", "right", "right", "right", "right", "right", "right", "right", "right"],
+    ),
+  };
+}
+
+function manyStreamsSection(many: readonly { door: Door; result: WrkResult }[], streams: number): Section {
+  return {
+    title: `Front door: ${streams.toLocaleString("en-US")} concurrent streams`,
+    method: `wrk holds ${streams.toLocaleString("en-US")} keep-alive connections, each streaming chat completions one after another for 5 s, through each door. Target (issue #22): no request fails through the front door (its default limits: 1,024 open requests per instance, then HAProxy's queue; 8,192 connections).`,
+    table: markdownTable(
+      ["door", "streams completed", "chunks/s", "p99", "failed"],
+      many.map(({ door, result }) => [
+        door.name,
+        count(result.requests),
+        perSecond(rate(result) * CHUNKS_PER_STREAM),
+        millis(result.p99Us / 1000),
+        count(result.errors),
+      ]),
+      ["left", "right", "right", "right", "right"],
+    ),
+  };
+}
