@@ -66,8 +66,9 @@ export function connectionsWithinFileLimit(openFiles: number, instances: number)
 /**
  * A whole HAProxy (2.6 or newer) configuration that spreads requests over several vLLM instances: the least
  * busy instance takes the next request (vLLM's cost is per open sequence), connections to the instances stay
- * open between requests, a connection an instance refuses is tried again on another, streamed responses
- * flow as they come, and a health check on `/health` takes a dead instance out by itself.
+ * open between requests (reused only after a client's first request, HAProxy's `http-reuse safe`, so a client
+ * can retry what an instance's idle timeout cut), a connection an instance refuses is tried again on another,
+ * streamed responses flow as they come, and a health check on `/health` takes a dead instance out by itself.
  */
 export function haproxyConfig(options: HaproxyConfigOptions): string {
   const input = checkObject(options, "options");
@@ -113,10 +114,10 @@ export function haproxyConfig(options: HaproxyConfigOptions): string {
     `    timeout queue ${timeout}s`,
     "    timeout http-request 30s",
     "    timeout http-keep-alive 60s",
-    "    # A refused connection (an instance restarting or gone), or one closed before any answer, is tried",
-    "    # again, on another instance.",
+    "    # A refused connection (an instance restarting or gone) is tried again, on another instance. Retrying",
+    "    # more (empty-response) would copy every request into a buffer: twice HAProxy's cost per request.",
     "    retries 3",
-    "    retry-on conn-failure empty-response",
+    "    retry-on conn-failure",
     "    option redispatch 1",
     "    option forwardfor",
     "",
