@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { createChatClient } from "@finetune-studio/client";
 import { getFreePort, type ManagedProcess, waitForOutput } from "@finetune-studio/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { fakeVllmEnv, startCli, tempDir } from "./test/cli-process.js";
+import { fakeVllmEnv, tempDir } from "./test/cli-process.js";
+import { FLEET_READY, LIGHT_VLLM, startFleet } from "./test/fleet-launch.js";
 import { runCapture } from "./test/run-cli.js";
 
 // Issue #23, items 7, 10 and 11: launch --instances under bad timing (a second launch while the first
@@ -15,23 +16,8 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((proc) => proc.stop()));
 });
 
-const LIGHT_VLLM = { FAKE_VLLM_PRISM: "0", FAKE_VLLM_LOAD_MS: "1500" };
-
 function launchFleet(port: number, env: NodeJS.ProcessEnv, more: string[] = []): ManagedProcess {
-  const args = [
-    "launch",
-    "full",
-    "acme/m",
-    "--port",
-    String(port),
-    "--instances",
-    "2",
-    "--stop-timeout",
-    "5",
-  ];
-  const proc = startCli([...args, ...more], env);
-  running.push(proc);
-  return proc;
+  return startFleet(running, port, env, { more });
 }
 
 function startedCount(output: string): number {
@@ -49,7 +35,7 @@ describe("launch --instances under bad timing", { timeout: 240_000 }, () => {
     expect(second.output()).toContain("another studio-serve launch serves this port");
     expect(secondFake.record()).toBeUndefined();
     // The first keeps its directory and its instances: it becomes ready and answers its control socket.
-    await waitForOutput(first, /^ready: .* through HAProxy/m, 120_000);
+    await waitForOutput(first, FLEET_READY, 120_000);
     const status = await runCapture(["status", "--launch", String(port), "--json", "--interval", "1"]);
     expect(status.code).toBe(0);
     expect(JSON.parse(status.stdout).instances).toHaveLength(2);
@@ -58,7 +44,7 @@ describe("launch --instances under bad timing", { timeout: 240_000 }, () => {
   it("Ctrl-C while a reload waits for open requests cancels it: no restart, no 'restarting anyway'", async () => {
     const port = await getFreePort();
     const proc = launchFleet(port, fakeVllmEnv({ ...LIGHT_VLLM, FAKE_VLLM_LONG_ANSWER_MS: "60000" }).env);
-    await waitForOutput(proc, /^ready: .* through HAProxy/m, 120_000);
+    await waitForOutput(proc, FLEET_READY, 120_000);
     // One long generation on each instance (least connections spreads them), so the drain has to wait.
     const chat = createChatClient({ baseUrl: `http://127.0.0.1:${port}`, timeoutMs: 90_000, maxRetries: 0 });
     const long = [0, 1].map(() =>
@@ -81,7 +67,7 @@ describe("launch --instances under bad timing", { timeout: 240_000 }, () => {
   it("Ctrl-C while a reload stops an instance cancels it: no new vLLM is started", async () => {
     const port = await getFreePort();
     const proc = launchFleet(port, fakeVllmEnv({ ...LIGHT_VLLM, FAKE_VLLM_SHUTDOWN_MS: "2500" }).env);
-    await waitForOutput(proc, /^ready: .* through HAProxy/m, 120_000);
+    await waitForOutput(proc, FLEET_READY, 120_000);
     proc.child.kill("SIGHUP");
     await waitForOutput(proc, /waiting for its 0 open requests/, 30_000);
     // The instance now takes 2.5 s to stop: Ctrl-C lands while it stops.
@@ -97,7 +83,7 @@ describe("launch --instances under bad timing", { timeout: 240_000 }, () => {
     const port = await getFreePort();
     const logDir = tempDir("fleet-events-");
     const proc = launchFleet(port, fakeVllmEnv(LIGHT_VLLM).env, ["--log-dir", logDir]);
-    await waitForOutput(proc, /^ready: .* through HAProxy/m, 120_000);
+    await waitForOutput(proc, FLEET_READY, 120_000);
     proc.child.kill("SIGINT");
     await proc.exited;
     const events = readFileSync(join(logDir, "events.jsonl"), "utf8")

@@ -5,7 +5,8 @@ import { getFreePort, type ManagedProcess, waitForOutput } from "@finetune-studi
 import { afterEach, describe, expect, it } from "vitest";
 import { runtimeDirOf } from "./fleet/runtime-dir.js";
 import { loadThrough } from "./test/chat-load.js";
-import { fakeVllmEnv, isAlive, startCli } from "./test/cli-process.js";
+import { fakeVllmEnv, isAlive } from "./test/cli-process.js";
+import { FLEET_READY, LIGHT_VLLM, startFleet } from "./test/fleet-launch.js";
 import { runCapture } from "./test/run-cli.js";
 
 // Issue #22, no single point of failure: launch is not in the path of any request, so SIGKILL of launch
@@ -20,24 +21,18 @@ afterEach(async () => {
   for (const { port, env } of ports.splice(0)) await runCapture(["stop", "--port", String(port)], env);
 });
 
-const LIGHT_VLLM = { FAKE_VLLM_PRISM: "0", FAKE_VLLM_LOAD_MS: "1000", FAKE_VLLM_ANSWER_MS: "40" };
-
 async function launchFleet(port: number, env: NodeJS.ProcessEnv): Promise<ManagedProcess> {
-  const args = [
-    "launch",
-    "full",
-    "acme/m",
-    "--port",
-    String(port),
-    "--instances",
-    "2",
-    "--stop-timeout",
-    "5",
-  ];
-  const proc = startCli(args, env);
-  running.push(proc);
-  await waitForOutput(proc, /^ready: .* through HAProxy/m, 120_000);
+  const proc = startFleet(running, port, env);
+  await waitForOutput(proc, FLEET_READY, 120_000);
   return proc;
+}
+
+/** A free port, the stand-in's environment, and the launch's directory on that port. */
+async function setUp(leaveToStop = true) {
+  const port = await getFreePort();
+  const { env } = fakeVllmEnv(LIGHT_VLLM);
+  if (leaveToStop) ports.push({ port, env });
+  return { port, env, dir: runtimeDirOf(port, env) };
 }
 
 /** The process groups the launch recorded: HAProxy's and each instance's. */
@@ -68,10 +63,7 @@ async function killLaunchUnderLoad(proc: ManagedProcess, port: number) {
 
 describe("launch --instances when launch itself is killed", { timeout: 300_000 }, () => {
   it("serves on through HAProxy with no failed request; the next launch on the port stops what was left", async () => {
-    const port = await getFreePort();
-    const { env } = fakeVllmEnv(LIGHT_VLLM);
-    ports.push({ port, env });
-    const dir = runtimeDirOf(port, env);
+    const { port, env, dir } = await setUp();
     const first = await launchFleet(port, env);
     const groups = recordedGroups(dir);
     expect(groups).toHaveLength(3);
@@ -99,10 +91,7 @@ describe("launch --instances when launch itself is killed", { timeout: 300_000 }
   });
 
   it("studio-serve stop finds what a killed launch left and stops all of it", async () => {
-    const port = await getFreePort();
-    const { env } = fakeVllmEnv(LIGHT_VLLM);
-    ports.push({ port, env });
-    const dir = runtimeDirOf(port, env);
+    const { port, env, dir } = await setUp();
     const first = await launchFleet(port, env);
     const groups = recordedGroups(dir);
     first.child.kill("SIGKILL");
@@ -122,9 +111,7 @@ describe("launch --instances when launch itself is killed", { timeout: 300_000 }
   });
 
   it("studio-serve stop stops a running launch as Ctrl-C would, and waits until it is gone", async () => {
-    const port = await getFreePort();
-    const { env } = fakeVllmEnv(LIGHT_VLLM);
-    const dir = runtimeDirOf(port, env);
+    const { port, env, dir } = await setUp(false);
     const proc = await launchFleet(port, env);
     const groups = recordedGroups(dir);
     const stopped = await runCapture(["stop", "--port", String(port)], env);

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { runtimeDirOf } from "./fleet/runtime-dir.js";
 import { chatOnce, loadThrough } from "./test/chat-load.js";
 import { fakeVllmEnv, startCli, tempDir } from "./test/cli-process.js";
+import { FLEET_READY, LIGHT_VLLM, startFleet } from "./test/fleet-launch.js";
 import { runCapture } from "./test/run-cli.js";
 
 // Issues #15 and #22, one machine with several GPUs: launch --instances N runs N stand-in vLLMs (light ones,
@@ -20,15 +21,11 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((proc) => proc.stop()));
 });
 
-const LIGHT_VLLM = { FAKE_VLLM_PRISM: "0", FAKE_VLLM_LOAD_MS: "1500", FAKE_VLLM_ANSWER_MS: "40" };
-
 async function launchFleet(instances: number, extraEnv: NodeJS.ProcessEnv = {}, more: string[] = []) {
   const port = await getFreePort();
   const fake = fakeVllmEnv({ ...LIGHT_VLLM, ...extraEnv });
-  const args = ["launch", "full", "acme/m", "--port", String(port), "--instances", String(instances)];
-  const proc = startCli([...args, "--stop-timeout", "5", ...more], fake.env);
-  running.push(proc);
-  await waitForOutput(proc, /^ready: .* through HAProxy/m, 120_000);
+  const proc = startFleet(running, port, fake.env, { instances, more });
+  await waitForOutput(proc, FLEET_READY, 120_000);
   return { proc, port, env: fake.env };
 }
 

@@ -1,0 +1,24 @@
+import type { ManagedProcess } from "@finetune-studio/testing";
+import { startCli } from "./cli-process.js";
+
+// A multi-instance launch of the light stand-in vLLM (no Prism; it refuses connections while it loads and
+// cuts in-flight requests on SIGTERM, as vLLM does), for the fleet tests.
+
+export const LIGHT_VLLM = { FAKE_VLLM_PRISM: "0", FAKE_VLLM_LOAD_MS: "1500", FAKE_VLLM_ANSWER_MS: "40" };
+
+/** What launch prints once HAProxy answers in front of every instance. */
+export const FLEET_READY = /^ready: .* through HAProxy/m;
+
+/** `launch full acme/m --port P --instances N --stop-timeout 5 ...more`, added to `running` to be stopped. */
+export function startFleet(
+  running: ManagedProcess[],
+  port: number,
+  env: NodeJS.ProcessEnv,
+  options: { instances?: number; more?: readonly string[] } = {},
+): ManagedProcess {
+  const { instances = 2, more = [] } = options;
+  const args = ["launch", "full", "acme/m", "--port", String(port), "--instances", String(instances)];
+  const proc = startCli([...args, "--stop-timeout", "5", ...more], env);
+  running.push(proc);
+  return proc;
+}
