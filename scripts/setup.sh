@@ -18,8 +18,9 @@ fi
 
 # Each command a test drives, and the Debian package that ships it.
 tools=(chromium:chromium nginx:nginx haproxy:haproxy prometheus:prometheus promtool:prometheus ps:procps)
-# `pnpm bench` also drives wrk (a load generator in C) and gcc (it builds a fast stand-in vLLM).
-tools+=(wrk:wrk gcc:gcc)
+# `pnpm bench` also drives wrk (a load generator in C), gcc (it builds a fast stand-in vLLM) and valgrind
+# (it counts HAProxy's instructions per request).
+tools+=(wrk:wrk gcc:gcc valgrind:valgrind)
 found() { PATH="$PATH:/usr/local/sbin:/usr/sbin:/sbin" command -v "$1" >/dev/null 2>&1; }
 missing=()
 for tool in "${tools[@]}"; do
@@ -46,7 +47,7 @@ if [ "${#missing[@]}" -gt 0 ]; then
     "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
   fi
 else
-  say "Debian packages the tests and the bench drive are present: chromium, nginx, haproxy, prometheus (with promtool), procps, wrk, gcc"
+  say "Debian packages the tests and the bench drive are present: chromium, nginx, haproxy, prometheus (with promtool), procps, wrk, gcc, valgrind"
 fi
 
 # pnpm 12 from the npm registry (corepack's download cannot verify its signature on every machine).

@@ -5,8 +5,10 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { haproxyConfig } from "@finetune-studio/serve-kit";
 import { getFreePort, type ManagedProcess, startProcess, waitForOutput } from "@finetune-studio/testing";
 import { count, millis, perSecond, ratio } from "../format.js";
+import { instructionsPerRequest } from "../front-door/instructions.js";
 import { buildStandIn, CHUNKS_PER_STREAM, type StandInKit } from "../front-door/stand-ins.js";
 import { rate, runWrk, type WrkResult, writeWrkScript } from "../front-door/wrk.js";
 import type { Section } from "../report.js";
@@ -138,7 +140,30 @@ export async function measureFrontDoor(
     for (const door of doors) {
       many.push({ door, result: await runWrk(door.url, scripts.stream, settings.manyStreams, 5) });
     }
-    return [comparisonSection(results, aloneRows, settings), manyStreamsSection(many, settings.manyStreams)];
+    step("front door: HAProxy's instructions per request under callgrind");
+    const servers = [port + 1, port + 2].map((instancePort) => `127.0.0.1:${instancePort}`);
+    const configs = [
+      (listen: number) => haproxyConfig({ servers, listen }),
+      (listen: number) => handConfig(listen, [port + 1, port + 2]),
+    ];
+    const counted: string[][] = [];
+    for (const stream of [false, true]) {
+      const perRequest: number[] = [];
+      for (const config of configs)
+        perRequest.push(await instructionsPerRequest(config, kit.binDir, MODEL, stream));
+      const [front = 0, hand = 0] = perRequest;
+      counted.push([
+        stream ? "streamed completions" : "JSON completions",
+        count(Math.round(front)),
+        count(Math.round(hand)),
+        ratio(front, hand),
+      ]);
+    }
+    return [
+      comparisonSection(results, aloneRows, settings),
+      manyStreamsSection(many, settings.manyStreams),
+      instructionsSection(counted),
+    ];
   } finally {
     process.off("SIGINT", interrupted).off("SIGTERM", interrupted);
     await stopAll();
@@ -205,6 +230,20 @@ function comparisonSection(
       rows,
       ["left", "left", "right", "right", "right", "right", "right", "right", "right", "right"],
     ),
+  };
+}
+
+function instructionsSection(rows: readonly string[][]): Section {
+  return {
+    title: "Front door: HAProxy's instructions per request",
+    method:
+      "The front door's configuration (haproxyConfig, as launch writes it) and the one by hand, each in HAProxy under valgrind's callgrind on one thread, in front of the same two stand-ins: 500 and then 2,500 chat completions over 16 keep-alive connections, in two runs; the difference of the instruction totals over the 2,000 requests between them is the cost per request, start-up and idle checks left out. A count, not a time: what else runs on the machine does not change it, so it shows what the throughput rows above can only estimate.",
+    table: markdownTable(["load", "front door", "by hand", "ratio"], rows, [
+      "left",
+      "right",
+      "right",
+      "right",
+    ]),
   };
 }
 

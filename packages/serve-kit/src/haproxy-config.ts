@@ -119,7 +119,6 @@ export function haproxyConfig(options: HaproxyConfigOptions): string {
     "    retries 3",
     "    retry-on conn-failure",
     "    option redispatch 1",
-    "    option forwardfor",
     "",
     "frontend studio_serve",
     `    bind ${hostPort(host, listen)}`,
