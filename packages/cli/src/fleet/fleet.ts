@@ -1,20 +1,26 @@
 import { rmSync } from "node:fs";
 import type { Server as NetServer } from "node:net";
-import { escapeForTerminal, isLoopbackHost, probePort, processStartTicks } from "@finetune-studio/internal";
-import { connectionsWithinFileLimit, defaultMaxConnections } from "@finetune-studio/serve-kit";
+import {
+  escapeForTerminal,
+  exitCodeOf,
+  isLoopbackHost,
+  probePort,
+  processStartTicks,
+} from "@finetune-studio/internal";
+import { clientSnippet } from "../client-snippet.js";
 import { ExitCode } from "../exit-codes.js";
 import { type CliIo, UsageError } from "../io.js";
 import { planLaunch } from "../launch/plan.js";
-import { messageOf } from "../launch/report.js";
+import { describeExit, formatDuration, messageOf } from "../launch/report.js";
 import { smokeCompletion } from "../launch/smoke.js";
 import type { ParsedServeArgs } from "../serve-args.js";
 import { findExecutable } from "../which.js";
 import { changeAdapter } from "./adapters.js";
 import { type ControlRequest, serveControl } from "./control.js";
-import { hardOpenFileLimit } from "./file-limit.js";
+import { frontDoorLimit } from "./front-door-limit.js";
 import { missingGpus } from "./gpus.js";
 import { type FrontDoor, runtimeSocketOf, startHaproxy } from "./haproxy-child.js";
-import { planInstance, startInstance, stopInstance } from "./instance.js";
+import { fleetInstance, type Instance, soleInstance, startInstance, stopInstance } from "./instance.js";
 import { recordGroup, writeLaunchState } from "./launch-state.js";
 import { reload } from "./reload.js";
 import { controlSocketOf, makeRuntimeDir, runtimeDirOf } from "./runtime-dir.js";
@@ -24,22 +30,19 @@ import { watchInstance } from "./watch.js";
 const BALANCER_START_MS = 10_000;
 
 /**
- * `launch ... --instances N` (or `--gpus`): N vLLM instances on 127.0.0.1 and ports P+1..P+N, one per GPU,
- * each its own process group, and HAProxy on the port clients know, in front of them. Requests go straight
- * from HAProxy to vLLM: launch is never in their path, and if launch is killed they go on being served.
- * SIGHUP or `studio-serve reload` restarts the instances one at a time, each drained in HAProxy first;
- * Ctrl-C, SIGTERM, SIGQUIT or `studio-serve stop` stops everything (again to force).
+ * `launch`, with one instance or many. The key and every check come first, in one place, before anything
+ * starts. Without --instances or --gpus, one vLLM serves on the port clients call, with no balancer in
+ * between. With them, N instances on 127.0.0.1 and ports P+1..P+N, one per GPU, each its own process group,
+ * and HAProxy on the port clients know, in front of them: requests go straight from HAProxy to vLLM, launch
+ * is never in their path, and if launch is killed they go on being served. SIGHUP or `studio-serve reload`
+ * restarts a fleet's instances one at a time, each drained in HAProxy first. Ctrl-C, SIGTERM, SIGQUIT (and
+ * SIGHUP for one instance) or `studio-serve stop` stop everything; again to force. Whatever ends the run,
+ * every process group it started is stopped before launch exits.
  */
 export async function runFleet(parsed: ParsedServeArgs, layout: FleetLayout, io: CliIo): Promise<number> {
   const plan = planLaunch(parsed, io);
-  const { host, port } = plan.built.listen;
+  const { host } = plan.built.listen;
   const helpFor = `launch ${parsed.kind}`;
-  if (port + layout.gpus.length > 65535) {
-    throw new UsageError(
-      `--port: the instances listen on ports ${port + 1} to ${port + layout.gpus.length}, above 65535 (given ${port})`,
-      helpFor,
-    );
-  }
   const apiKey = plan.key === undefined ? undefined : io.env[plan.key.name];
   if (layout.runtimeLora && apiKey === undefined && !isLoopbackHost(host)) {
     throw new UsageError(
@@ -47,7 +50,92 @@ export async function runFleet(parsed: ParsedServeArgs, layout: FleetLayout, io:
       helpFor,
     );
   }
-  const maxConnections = frontDoorLimit(layout, parsed.options.maxNumSeqs, io, helpFor);
+  const sole = layout.gpus.length === 0;
+  const maxConnections = sole ? 0 : frontDoorLimit(layout, parsed.options.maxNumSeqs, io, helpFor);
+  const extraEnv = layout.runtimeLora ? { VLLM_ALLOW_RUNTIME_LORA_UPDATING: "True" } : {};
+  if (layout.runtimeLora) {
+    io.err(
+      "studio-serve: --runtime-lora: vLLM lets anyone who can call it load adapters from paths on this machine; use it on trusted networks only\n",
+    );
+  }
+  const fleet: Fleet = {
+    plan,
+    io,
+    dir: runtimeDirOf(plan.built.listen.port, io.env),
+    instances: [],
+    balancer: undefined,
+    adapters: new Map(),
+    stop: new AbortController(),
+    apiKey,
+    reloading: undefined,
+    stopSignal: undefined,
+    exitCode: undefined,
+    saveState: () => {},
+  };
+  if (sole) {
+    fleet.instances.push(soleInstance(plan, extraEnv, io));
+    return await supervised(
+      fleet,
+      true,
+      () => serveAlone(fleet),
+      () => stopAlone(fleet),
+    );
+  }
+  const door: FrontDoor = {
+    ...plan.built.listen,
+    instancePorts: layout.gpus.map((_, i) => plan.built.listen.port + 1 + i),
+    maxNumSeqs: parsed.options.maxNumSeqs,
+    maxConnections,
+  };
+  const ready = await prepareFrontDoor(fleet, layout, door, helpFor);
+  if (typeof ready === "number") return ready;
+  fleet.instances.push(
+    ...layout.gpus.map((gpu, i) => fleetInstance(parsed, i, gpu, door.instancePorts[i] ?? 0, extraEnv, io)),
+  );
+  fleet.saveState = () => saveState(fleet);
+  // The control socket answers from the first moment, so a second launch on this port refuses while this
+  // one is still loading (and `reload` or `adapter` are told to wait) instead of taking over its directory.
+  let serving = false;
+  const control = await serveControl(controlSocketOf(fleet.dir), (request, say) => {
+    if (serving || request.op === "instances" || request.op === "stop") {
+      return handleControl(fleet, request, say);
+    }
+    say("the launch is still starting its instances; try again once it is ready");
+    return Promise.resolve(false);
+  });
+  return await supervised(
+    fleet,
+    false,
+    () =>
+      serveUntilStopped(fleet, door, ready.haproxyPath, () => {
+        serving = true;
+      }),
+    async () => {
+      await stopEverything(fleet, control);
+      return undefined;
+    },
+  );
+}
+
+/**
+ * Before a fleet starts anything: the ports fit, HAProxy is on PATH, the GPUs exist, what a killed launch on
+ * this port left is stopped (it holds the ports checked next), the private directory is made and the port
+ * is free. Returns HAProxy's path, or launch's exit code.
+ */
+async function prepareFrontDoor(
+  fleet: Fleet,
+  layout: FleetLayout,
+  door: FrontDoor,
+  helpFor: string,
+): Promise<{ haproxyPath: string } | number> {
+  const { io } = fleet;
+  const { host, port } = door;
+  if (port + layout.gpus.length > 65535) {
+    throw new UsageError(
+      `--port: the instances listen on ports ${port + 1} to ${port + layout.gpus.length}, above 65535 (given ${port})`,
+      helpFor,
+    );
+  }
   const haproxyPath = await findExecutable("haproxy", io.env.PATH);
   if (haproxyPath === undefined) {
     io.err(
@@ -64,114 +152,114 @@ export async function runFleet(parsed: ParsedServeArgs, layout: FleetLayout, io:
     );
     return ExitCode.Failure;
   }
-  // What a killed launch on this port left running is stopped first: it holds the ports checked next.
-  const dir = runtimeDirOf(port, io.env);
-  const dirProblem = await makeRuntimeDir(dir, plan.stopGraceMs, (line) => io.err(`studio-serve: ${line}\n`));
+  const dirProblem = await makeRuntimeDir(fleet.dir, fleet.plan.stopGraceMs, (line) =>
+    io.err(`studio-serve: ${line}\n`),
+  );
   if (dirProblem !== undefined) {
     io.err(`studio-serve: ${escapeForTerminal(dirProblem)}\n`);
     return ExitCode.Failure;
   }
-  const portState = await probePort(host, port);
-  if (portState.state !== "free") {
+  if ((await probePort(host, port)).state !== "free") {
     io.err(`studio-serve: --port: ${host}:${port} is not free for HAProxy; choose another --port\n`);
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(fleet.dir, { recursive: true, force: true });
     return ExitCode.Failure;
   }
-  const extraEnv = layout.runtimeLora ? { VLLM_ALLOW_RUNTIME_LORA_UPDATING: "True" } : {};
-  if (layout.runtimeLora) {
-    io.err(
-      "studio-serve: --runtime-lora: vLLM lets anyone who can call it load adapters from paths on this machine; use it on trusted networks only\n",
-    );
-  }
-  const instances = layout.gpus.map((gpu, i) => planInstance(parsed, i, gpu, port + 1 + i, extraEnv, io));
-  const fleet: Fleet = {
-    plan,
-    io,
-    dir,
-    instances,
-    balancer: undefined,
-    adapters: new Map(),
-    stop: new AbortController(),
-    apiKey,
-    reloading: undefined,
-    saveState: () => saveState(fleet),
-  };
-  // The control socket answers from the first moment, so a second launch on this port refuses while this
-  // one is still loading (and `reload` or `adapter` are told to wait) instead of taking over its directory.
-  let serving = false;
-  const control = await serveControl(controlSocketOf(dir), (request, say) => {
-    if (serving || request.op === "instances" || request.op === "stop")
-      return handleControl(fleet, request, say);
-    say("the launch is still starting its instances; try again once it is ready");
-    return Promise.resolve(false);
-  });
-  let forced = false;
-  const stopSignals = ["SIGINT", "SIGTERM", "SIGQUIT"] as const;
-  let count = 0;
-  const onStop = (signal: NodeJS.Signals) => {
-    count += 1;
-    if (count === 1) {
-      io.err(`studio-serve: ${signal}: stopping HAProxy and the vLLM instances (again to force)\n`);
-      fleet.stop.abort();
-    } else {
-      forced = true;
-      io.err("studio-serve: forcing everything to stop (SIGKILL)\n");
-      fleet.balancer?.group.kill();
-      for (const instance of instances) instance.vllm?.group.kill();
-    }
-  };
-  const onHangUp = () => void reload(fleet);
-  for (const signal of stopSignals) process.on(signal, onStop);
-  process.on("SIGHUP", onHangUp);
-  try {
-    const door: FrontDoor = {
-      host,
-      port,
-      instancePorts: instances.map((instance) => instance.plan.built.listen.port),
-      maxNumSeqs: parsed.options.maxNumSeqs,
-      maxConnections,
-    };
-    return await serveUntilStopped(fleet, door, haproxyPath, () => {
-      serving = true;
-    });
-  } finally {
-    fleet.stop.abort();
-    await stopEverything(fleet, control, forced);
-    for (const signal of stopSignals) process.removeListener(signal, onStop);
-    process.removeListener("SIGHUP", onHangUp);
-  }
+  return { haproxyPath };
 }
 
 /**
- * The front door's connection limit: --max-connections, or four times what the instances batch together;
- * either way within what the open-file limit lets HAProxy hold (a default is lowered to fit, with a note;
- * a chosen value above it is refused, since HAProxy would refuse to start).
+ * Owns the stop signals while `run` runs: the first stops gracefully (vLLM gets SIGINT for a Ctrl-C, else
+ * SIGTERM), a second forces everything (SIGKILL). SIGHUP restarts a fleet's instances, and stops a launch of
+ * one. `stop` then stops whatever was started, whatever ended the run; its code wins for a launch of one
+ * stopped by a signal (vLLM's own exit code, as a shell would report it).
  */
-function frontDoorLimit(
-  layout: FleetLayout,
-  maxNumSeqs: number | undefined,
-  io: CliIo,
-  helpFor: string,
-): number {
-  const instances = layout.gpus.length;
-  const fileLimit = hardOpenFileLimit();
-  const fits =
-    fileLimit === undefined ? Number.POSITIVE_INFINITY : connectionsWithinFileLimit(fileLimit, instances);
-  if (layout.maxConnections !== undefined) {
-    if (layout.maxConnections > fits) {
-      throw new UsageError(
-        `--max-connections: HAProxy can hold at most ${fits} connections under this machine's open-file limit of ${fileLimit} (ulimit -Hn); given ${layout.maxConnections}`,
-        helpFor,
+async function supervised(
+  fleet: Fleet,
+  sole: boolean,
+  run: () => Promise<number>,
+  stop: () => Promise<number | undefined>,
+): Promise<number> {
+  const { io, plan } = fleet;
+  const signals: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGQUIT", ...(sole ? (["SIGHUP"] as const) : [])];
+  const onStop = (signal: NodeJS.Signals) => {
+    if (fleet.stopSignal === undefined) {
+      fleet.stopSignal = signal;
+      io.err(
+        sole
+          ? `studio-serve: ${signal}: stopping vLLM (up to ${plan.stopGraceMs / 1000} s, then SIGKILL; again to force)\n`
+          : `studio-serve: ${signal}: stopping HAProxy and the vLLM instances (again to force)\n`,
       );
+      fleet.stop.abort();
+      return;
     }
-    return layout.maxConnections;
+    io.err(
+      sole
+        ? "studio-serve: forcing vLLM to stop (SIGKILL to its process group)\n"
+        : "studio-serve: forcing everything to stop (SIGKILL)\n",
+    );
+    fleet.balancer?.group.kill();
+    for (const instance of fleet.instances) instance.vllm?.group.kill();
+  };
+  const onHangUp = () => void reload(fleet);
+  for (const signal of signals) process.on(signal, onStop);
+  if (!sole) process.on("SIGHUP", onHangUp);
+  let code: number = ExitCode.Failure;
+  try {
+    code = await run();
+  } finally {
+    fleet.stop.abort();
+    const stopCode = await stop();
+    for (const signal of signals) process.removeListener(signal, onStop);
+    process.removeListener("SIGHUP", onHangUp);
+    if (sole && fleet.stopSignal !== undefined && stopCode !== undefined) code = stopCode;
   }
-  const wanted = defaultMaxConnections(instances, maxNumSeqs);
-  if (wanted <= fits) return wanted;
-  io.err(
-    `studio-serve: note: HAProxy holds at most ${fits} connections here, not ${wanted}: the open-file limit is ${fileLimit} (raise it with ulimit -Hn, or set --max-num-seqs)\n`,
+  return code;
+}
+
+/** A launch of one: vLLM on the port clients call; ready once it answers; launch ends when vLLM does. */
+async function serveAlone(fleet: Fleet): Promise<number> {
+  const { io, plan } = fleet;
+  const instance = fleet.instances[0] as Instance;
+  const started = await startInstance(instance, fleet.stop.signal, () => {});
+  if (typeof started === "object") return started.code;
+  if (started === undefined) return ExitCode.Ok;
+  instance.serving = true;
+  watchInstance(fleet, instance);
+  const { model, baseURL } = plan.built.client;
+  io.out(
+    `ready: ${baseURL} serves "${model}" (smoke completion answered in ${formatDuration(started * 1000)})\n`,
   );
-  return fits;
+  io.out(clientSnippet(plan.built.client, plan.key?.name));
+  io.err("studio-serve: press Ctrl-C to stop vLLM\n");
+  await untilStopped(fleet.stop.signal);
+  return fleet.exitCode ?? ExitCode.Ok;
+}
+
+/** Stops a launch of one's vLLM; after a stop signal, says how it ended and passes its code on. */
+async function stopAlone(fleet: Fleet): Promise<number | undefined> {
+  const instance = fleet.instances[0] as Instance;
+  const signal = fleet.stopSignal;
+  const exit = await stopInstance(instance, stopReason(fleet), graceful(signal));
+  if (exit === undefined || signal === undefined) return undefined;
+  fleet.io.err(`studio-serve: vLLM stopped (${describeExit(exit, true)})\n`);
+  return exitCodeOf(exit);
+}
+
+/** What stopped the launch, as its `stopped` events say. */
+function stopReason(fleet: Fleet): string {
+  return fleet.stopSignal === undefined ? "launch stopped" : `signal ${fleet.stopSignal}`;
+}
+
+/** vLLM stops gracefully on SIGINT (Ctrl-C) and SIGTERM; HUP and QUIT would kill it without cleanup. */
+function graceful(signal: NodeJS.Signals | undefined): NodeJS.Signals {
+  return signal === "SIGINT" ? "SIGINT" : "SIGTERM";
+}
+
+function untilStopped(stop: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (stop.aborted) resolve();
+    stop.addEventListener("abort", () => resolve(), { once: true });
+  });
 }
 
 async function serveUntilStopped(
@@ -186,13 +274,16 @@ async function serveUntilStopped(
     `studio-serve: starting ${instances.length} vLLM instances (GPUs ${instances.map((i) => i.gpu).join(", ")}; ports ${ports.join(", ")} on 127.0.0.1)\n`,
   );
   // Each group is on record as soon as it runs: a launch killed while they load leaves nothing unknown.
-  const problems = await Promise.all(
+  const results = await Promise.all(
     instances.map((instance) => startInstance(instance, fleet.stop.signal, fleet.saveState)),
   );
-  for (const [i, problem] of problems.entries()) {
-    if (problem !== undefined) {
-      io.err(`studio-serve: instance ${i} (port ${ports[i]}) did not start: ${problem}\n`);
-      return ExitCode.Failure;
+  if (fleet.stop.signal.aborted) return ExitCode.Ok;
+  for (const [i, result] of results.entries()) {
+    if (typeof result !== "number") {
+      io.err(
+        `studio-serve: instance ${i} (port ${ports[i]}) did not start (its reason is above); stopping\n`,
+      );
+      return result?.code ?? ExitCode.Failure;
     }
   }
   for (const instance of instances) {
@@ -232,10 +323,7 @@ async function serveUntilStopped(
   io.err(
     `studio-serve: SIGHUP (kill -HUP ${process.pid}) or \`studio-serve reload --port ${port}\` restarts the instances one at a time; Ctrl-C or \`studio-serve stop --port ${port}\` stops everything\n`,
   );
-  await new Promise<void>((resolve) => {
-    if (fleet.stop.signal.aborted) resolve();
-    fleet.stop.signal.addEventListener("abort", () => resolve(), { once: true });
-  });
+  await untilStopped(fleet.stop.signal);
   if (balancerExited) {
     io.err("studio-serve: HAProxy exited; stopping the vLLM instances\n");
     return ExitCode.Failure;
@@ -269,17 +357,17 @@ function saveState(fleet: Fleet): void {
     balancer: recordGroup(fleet.balancer?.group.pgid),
     instances: fleet.instances.map((instance) => ({
       port: instance.plan.built.listen.port,
-      gpu: instance.gpu,
+      gpu: instance.gpu ?? "",
       group: recordGroup(instance.vllm?.group.pgid),
     })),
   });
 }
 
 /** HAProxy first (SIGUSR1: it finishes what it has), then every vLLM group, the control socket, the directory. */
-async function stopEverything(fleet: Fleet, control: NetServer, forced: boolean): Promise<void> {
-  const graceMs = forced ? 0 : fleet.plan.stopGraceMs;
-  await fleet.balancer?.group.stop({ graceMs, signal: "SIGUSR1" });
-  await Promise.all(fleet.instances.map((instance) => stopInstance(instance, "launch stopped")));
+async function stopEverything(fleet: Fleet, control: NetServer): Promise<void> {
+  await fleet.balancer?.group.stop({ graceMs: fleet.plan.stopGraceMs, signal: "SIGUSR1" });
+  const signal = graceful(fleet.stopSignal);
+  await Promise.all(fleet.instances.map((instance) => stopInstance(instance, stopReason(fleet), signal)));
   control.close();
   rmSync(fleet.dir, { recursive: true, force: true });
 }

@@ -9,9 +9,9 @@ const GPU_ID = /^(?:\d{1,3}|GPU-[0-9a-fA-F-]{8,64}|MIG-[0-9a-fA-F/-]{8,80})$/;
 
 /**
  * `--instances N` (GPUs 0..N-1) or `--gpus 0,1,...` (one instance per GPU, by index or UUID); both must
- * agree. Undefined when neither is given: a plain single launch (with --runtime-lora set on its vLLM).
+ * agree. With neither, no GPUs: a launch of one, on the port clients call, in the environment's GPUs.
  */
-export function parseLayout(parsed: ParsedServeArgs): FleetLayout | undefined {
+export function parseLayout(parsed: ParsedServeArgs): FleetLayout {
   const { values } = parsed;
   const helpFor = `launch ${parsed.kind}`;
   const runtimeLora = values["runtime-lora"] === true;
@@ -25,7 +25,7 @@ export function parseLayout(parsed: ParsedServeArgs): FleetLayout | undefined {
         helpFor,
       );
     }
-    return undefined;
+    return { gpus: [], runtimeLora, maxConnections: undefined };
   }
   let gpus: string[] | undefined;
   if (gpusText !== undefined) {

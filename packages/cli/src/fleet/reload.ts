@@ -91,12 +91,20 @@ async function rollingReload(fleet: Fleet, say: (line: string) => void): Promise
       return cancelled(say);
     }
     say(`reload: ${where}: stopped${before === undefined ? "" : ` (pid ${before})`}; starting it again`);
-    const problem = await startInstance(instance, fleet.stop.signal, fleet.saveState);
-    const reapplied = problem === undefined ? await reapplyAdapters(fleet, instance, say) : false;
+    const started = await startInstance(instance, fleet.stop.signal, fleet.saveState);
+    if (fleet.stop.signal.aborted) {
+      instance.restarting = false;
+      return cancelled(say);
+    }
+    const cameBack = typeof started === "number";
+    const reapplied = cameBack ? await reapplyAdapters(fleet, instance, say) : false;
     instance.restarting = false;
-    if (problem !== undefined || !reapplied) {
+    if (!reapplied) {
+      const why = cameBack
+        ? "its adapters could not be loaded again"
+        : "it did not serve again; its reason is above";
       say(
-        `reload: ${where}: did not come back (${problem ?? "its adapters could not be loaded again"}); HAProxy keeps sending to the healthy instances. Reload stopped.`,
+        `reload: ${where}: did not come back (${why}); HAProxy keeps sending to the healthy instances. Reload stopped.`,
       );
       await instance.vllm?.shutDown();
       return false;

@@ -3,8 +3,12 @@ import type { CliIo } from "../io.js";
 import type { LaunchPlan } from "../launch/plan.js";
 import type { Instance } from "./instance.js";
 
-/** How a multi-instance launch runs: one instance per GPU, and whether adapters may change at runtime. */
+/**
+ * How a launch runs: one instance per GPU behind HAProxy, or (with no GPUs listed) one instance on the port
+ * clients call, with no balancer; and whether adapters may change at runtime.
+ */
 export interface FleetLayout {
+  /** The GPUs, one instance each; empty for a launch of one without --instances or --gpus. */
   gpus: string[];
   runtimeLora: boolean;
   /** The front door's connection limit (--max-connections), when the user set one. */
@@ -31,6 +35,10 @@ export interface Fleet {
   readonly stop: AbortController;
   readonly apiKey: string | undefined;
   reloading: RunningReload | undefined;
+  /** The first stop signal launch got, if any: vLLM gets SIGINT for a Ctrl-C, else SIGTERM. */
+  stopSignal: NodeJS.Signals | undefined;
+  /** A launch of one: vLLM's exit code once it exited on its own. */
+  exitCode: number | undefined;
   /** Records the process groups in the state file: called whenever one starts or stops. */
   saveState: () => void;
 }

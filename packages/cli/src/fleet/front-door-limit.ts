@@ -1,0 +1,36 @@
+import { connectionsWithinFileLimit, defaultMaxConnections } from "@finetune-studio/serve-kit";
+import { type CliIo, UsageError } from "../io.js";
+import { hardOpenFileLimit } from "./file-limit.js";
+import type { FleetLayout } from "./types.js";
+
+/**
+ * The front door's connection limit: --max-connections, or four times what the instances batch together;
+ * either way within what the open-file limit lets HAProxy hold (a default is lowered to fit, with a note;
+ * a chosen value above it is refused, since HAProxy would refuse to start).
+ */
+export function frontDoorLimit(
+  layout: FleetLayout,
+  maxNumSeqs: number | undefined,
+  io: CliIo,
+  helpFor: string,
+): number {
+  const instances = layout.gpus.length;
+  const fileLimit = hardOpenFileLimit();
+  const fits =
+    fileLimit === undefined ? Number.POSITIVE_INFINITY : connectionsWithinFileLimit(fileLimit, instances);
+  if (layout.maxConnections !== undefined) {
+    if (layout.maxConnections > fits) {
+      throw new UsageError(
+        `--max-connections: HAProxy can hold at most ${fits} connections under this machine's open-file limit of ${fileLimit} (ulimit -Hn); given ${layout.maxConnections}`,
+        helpFor,
+      );
+    }
+    return layout.maxConnections;
+  }
+  const wanted = defaultMaxConnections(instances, maxNumSeqs);
+  if (wanted <= fits) return wanted;
+  io.err(
+    `studio-serve: note: HAProxy holds at most ${fits} connections here, not ${wanted}: the open-file limit is ${fileLimit} (raise it with ulimit -Hn, or set --max-num-seqs)\n`,
+  );
+  return fits;
+}
