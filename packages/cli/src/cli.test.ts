@@ -77,6 +77,8 @@ describe("studio-serve command", () => {
       "--no-enable-prefix-caching",
       "--quantization",
       "awq",
+      "--kv-cache-dtype",
+      "fp8",
     ];
     const options = {
       maxModelLen: 8192,
@@ -86,13 +88,14 @@ describe("studio-serve command", () => {
       maxNumSeqs: 64,
       enablePrefixCaching: false,
       quantization: "awq",
+      kvCacheDtype: "fp8",
     } as const;
     const plain = await runCapture(["command", "full", "m", ...flags, "--json"]);
     expect(plain.code, plain.stderr).toBe(0);
     expect(JSON.parse(plain.stdout)).toEqual(buildServeCommand({ kind: "full", model: "m", ...options }));
     const docker = await runCapture(["command", "full", "m", ...flags, "--docker", "--json"]);
     expect(JSON.parse(docker.stdout).argv.join(" ")).toContain(
-      "--max-model-len 8192 --dtype bfloat16 --gpu-memory-utilization 0.85 --tensor-parallel-size 2 --max-num-seqs 64 --no-enable-prefix-caching --quantization awq",
+      "--max-model-len 8192 --dtype bfloat16 --gpu-memory-utilization 0.85 --tensor-parallel-size 2 --max-num-seqs 64 --no-enable-prefix-caching --quantization awq --kv-cache-dtype fp8",
     );
     const lora = await runCapture([
       "command",

@@ -90,6 +90,24 @@ describe("the fit check before command and launch", () => {
     expect(stderr).toMatch(/refusing: /);
   });
 
+  it("sees --kv-cache-dtype, an engine option: an fp8 KV cache holds the context a 16-bit one cannot", async () => {
+    const args = [
+      "command",
+      "full",
+      fixture("llama-3.1-8b-instruct"),
+      "--gpu",
+      "L4",
+      "--max-model-len",
+      "65536",
+    ];
+    const sixteenBit = await runCapture(args, NO_GPU_ENV);
+    expect(sixteenBit.stderr).toMatch(/warning: .* fits only with max_model_len <= \d+/);
+    const fp8 = await runCapture([...args, "--kv-cache-dtype", "fp8", "--strict"], NO_GPU_ENV);
+    expect(fp8.code, fp8.stderr).toBe(0);
+    expect(fp8.stderr).not.toMatch(/fit/);
+    expect(fp8.stdout).toContain("--max-model-len 65536 --kv-cache-dtype fp8");
+  });
+
   it("says nothing when it fits, or when no GPU is known", async () => {
     const fits = await runCapture(
       ["command", "full", fixture("llama-3.1-8b-instruct"), "--gpu", "H100"],

@@ -54,6 +54,7 @@ describe("types", () => {
       maxNumSeqs: 64,
       enablePrefixCaching: true,
       quantization: "awq",
+      kvCacheDtype: "fp8",
     });
   });
 
@@ -68,6 +69,8 @@ describe("types", () => {
     buildServeCommand({ kind: "full", model: "m", maxLoraRank: 16 });
     // @ts-expect-error: dtype is one of vLLM's names
     buildServeCommand({ kind: "full", model: "m", dtype: "fp8" });
+    // @ts-expect-error: the KV cache's type is one of vLLM's names
+    buildServeCommand({ kind: "full", model: "m", kvCacheDtype: "int4" });
     // @ts-expect-error: the port is a number
     buildServeCommand({ kind: "full", model: "m", port: "8000" });
     // @ts-expect-error: the docker options are image and hfCacheDir

@@ -22,6 +22,7 @@ const SAMPLES: { [K in keyof EngineOptionValues]: { good: EngineOptionValues[K];
   maxNumSeqs: { good: 64, bad: "many" },
   enablePrefixCaching: { good: false, bad: "yes" },
   quantization: { good: "awq", bad: "AWQ!" },
+  kvCacheDtype: { good: "fp8", bad: "int4" },
 };
 
 const lora = (extra: object): ServeOptions => ({

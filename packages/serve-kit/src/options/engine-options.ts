@@ -14,6 +14,10 @@ import { MAX_LORA_RANKS } from "../max-lora-rank.js";
 export const VLLM_DTYPES = ["auto", "half", "float16", "bfloat16", "float", "float32"] as const;
 export type VllmDtype = (typeof VLLM_DTYPES)[number];
 
+/** `--kv-cache-dtype`: the KV cache's element type; the fp8 kinds store one byte per element. */
+export const VLLM_KV_CACHE_DTYPES = ["auto", "bfloat16", "float16", "fp8", "fp8_e4m3", "fp8_e5m2"] as const;
+export type VllmKvCacheDtype = (typeof VLLM_KV_CACHE_DTYPES)[number];
+
 /** The engine options, by the name a serving intent gives them. */
 export interface EngineOptionValues {
   /** LoRA only: the largest adapter rank to accept, one of `MAX_LORA_RANKS` (vLLM's default is 16). */
@@ -34,6 +38,8 @@ export interface EngineOptionValues {
   enablePrefixCaching: boolean;
   /** How the checkpoint is quantized (`awq`, `gptq`, `fp8`, `bitsandbytes`, ...); vLLM reads it from the checkpoint when absent. */
   quantization: string;
+  /** The KV cache's type: `auto` (the model's) or an fp8 kind, which holds twice the tokens in the same memory. */
+  kvCacheDtype: VllmKvCacheDtype;
 }
 
 export type EngineOptionKey = keyof EngineOptionValues;
@@ -187,6 +193,22 @@ export const ENGINE_OPTIONS: { readonly [K in EngineOptionKey]: EngineOption<K> 
     argv: flagWithValue("--quantization"),
     stackKey: null,
     cli: { valueName: "Q", help: "how the checkpoint is quantized: awq, gptq, fp8, ... (vLLM: from it)" },
+  },
+  kvCacheDtype: {
+    key: "kvCacheDtype",
+    flag: "--kv-cache-dtype",
+    loraOnly: false,
+    owned: "when-set",
+    check: (value, field) => {
+      if (!(VLLM_KV_CACHE_DTYPES as readonly unknown[]).includes(value)) {
+        refuse(field, `must be one of ${VLLM_KV_CACHE_DTYPES.join(", ")}`, value);
+      }
+      return value as VllmKvCacheDtype;
+    },
+    argv: flagWithValue("--kv-cache-dtype"),
+    // The chart's vllmConfig has no key for it: the words go into extraArgs.
+    stackKey: null,
+    cli: { valueName: "T", help: `KV cache's type: ${VLLM_KV_CACHE_DTYPES.join(", ")} (vLLM: auto)` },
   },
 };
 
