@@ -79,6 +79,9 @@ describe("studio-serve command", () => {
       "awq",
       "--kv-cache-dtype",
       "fp8",
+      "--max-num-batched-tokens",
+      "16384",
+      "--enforce-eager",
     ];
     const options = {
       maxModelLen: 8192,
@@ -89,13 +92,15 @@ describe("studio-serve command", () => {
       enablePrefixCaching: false,
       quantization: "awq",
       kvCacheDtype: "fp8",
+      maxNumBatchedTokens: 16384,
+      enforceEager: true,
     } as const;
     const plain = await runCapture(["command", "full", "m", ...flags, "--json"]);
     expect(plain.code, plain.stderr).toBe(0);
     expect(JSON.parse(plain.stdout)).toEqual(buildServeCommand({ kind: "full", model: "m", ...options }));
     const docker = await runCapture(["command", "full", "m", ...flags, "--docker", "--json"]);
     expect(JSON.parse(docker.stdout).argv.join(" ")).toContain(
-      "--max-model-len 8192 --dtype bfloat16 --gpu-memory-utilization 0.85 --tensor-parallel-size 2 --max-num-seqs 64 --no-enable-prefix-caching --quantization awq --kv-cache-dtype fp8",
+      "--max-model-len 8192 --dtype bfloat16 --gpu-memory-utilization 0.85 --tensor-parallel-size 2 --max-num-seqs 64 --no-enable-prefix-caching --quantization awq --kv-cache-dtype fp8 --max-num-batched-tokens 16384 --enforce-eager",
     );
     const lora = await runCapture([
       "command",
@@ -107,6 +112,8 @@ describe("studio-serve command", () => {
       "base",
       "--max-loras",
       "2",
+      "--max-cpu-loras",
+      "8",
       "--json",
     ]);
     expect(JSON.parse(lora.stdout).argv).toEqual(
@@ -116,6 +123,7 @@ describe("studio-serve command", () => {
         adapters: [{ name: "a", path: "/a" }],
         servedModelName: "base",
         maxLoras: 2,
+        maxCpuLoras: 8,
       }).argv,
     );
   });
