@@ -40,7 +40,7 @@ describe("haproxyConfig", () => {
   });
 
   it("sends each request to the least busy instance, keeps instance connections open, retries refusals elsewhere", () => {
-    expect(config).toMatch(/backend vllm\n[^]*balance leastconn/);
+    expect(config).toMatch(/backend vllm\n[\s\S]*balance leastconn/);
     expect(config).not.toMatch(/http-server-close|httpclose|http-reuse never/);
     expect(config).toContain("retry-on conn-failure empty-response");
     expect(config).toContain("option redispatch 1");
@@ -66,7 +66,7 @@ describe("haproxyConfig", () => {
       maxConnections: 300,
     });
     expect(small).toContain("maxconn 32");
-    expect(small).toMatch(/global\n[^]*maxconn 300\n/);
+    expect(small).toMatch(/global\n[\s\S]*maxconn 300\n/);
     expect(small).not.toContain("stats socket");
   });
 
