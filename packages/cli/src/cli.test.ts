@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import {
   buildDockerCommand,
   buildServeCommand,
+  ENGINE_OPTION_LIST,
   haproxyConfig,
   nginxConfig,
 } from "@finetune-studio/serve-kit";
@@ -280,6 +281,20 @@ describe("studio-serve help", () => {
     expect(code).toBe(0);
     expect(stdout).toMatch(want);
     expect(stderr).toBe("");
+  });
+
+  it.each([["command"], ["launch"]])(
+    "%s --help names the fit check's --gpu and --strict",
+    async (command) => {
+      const { stdout } = await runCapture([command, "--help"]);
+      expect(stdout).toMatch(/^ {2}--gpu NAME +the GPU to plan for/m);
+      expect(stdout).toMatch(/^ {2}--strict +refuse to start when it will not fit/m);
+    },
+  );
+
+  it("plan --help lists every engine option of serve-kit's table", async () => {
+    const { stdout } = await runCapture(["plan", "--help"]);
+    for (const option of ENGINE_OPTION_LIST) expect(stdout).toContain(option.flag.slice(2));
   });
 
   it("--version prints the package version", async () => {

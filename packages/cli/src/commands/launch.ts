@@ -20,7 +20,7 @@ import { onStopSignals } from "../launch/signals.js";
 import { smokeCompletion } from "../launch/smoke.js";
 import { type RunningVllm, startVllm } from "../launch/vllm-process.js";
 import { checkServeFits } from "../plan/fit-check.js";
-import { LAUNCH_OPTIONS, parseServeArgs, servedModelOf } from "../serve-args.js";
+import { LAUNCH_OPTIONS, parseServeArgs } from "../serve-args.js";
 import type { CliCommand } from "./command-type.js";
 
 const PROGRESS_EVERY_MS = 15_000;
@@ -53,8 +53,7 @@ async function runLaunch(args: readonly string[], given: CliIo): Promise<number>
     return ExitCode.Ok;
   }
   const fitValues = { ...parsed.values, gpus: undefined }; // launch's --gpus lists GPU indexes, not a count
-  if (!(await checkServeFits(servedModelOf(parsed), fitValues, given, `launch ${parsed.kind}`)))
-    return ExitCode.Failure;
+  if (!(await checkServeFits(parsed, given, `launch ${parsed.kind}`, fitValues))) return ExitCode.Failure;
   const layout = parseLayout(parsed);
   if (layout !== undefined) return await runFleet(parsed, layout, given);
   const runtimeLora = parsed.values["runtime-lora"] === true;

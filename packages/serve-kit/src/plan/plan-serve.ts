@@ -12,7 +12,7 @@ import {
 } from "./memory-profile.js";
 import { dtypeBytes, type ModelShape, parseModelConfig } from "./model-config.js";
 import { checkpointBytes, type PlanModel } from "./model-files.js";
-import { checkPlanSettings, type PlanSettings } from "./settings.js";
+import { type CheckedPlanSettings, checkPlanSettings, type PlanSettings } from "./settings.js";
 import { decideVerdict, type FitTry, type PlanVerdict } from "./verdict.js";
 import { VLLM_PLAN_COMMIT } from "./vllm-commit.js";
 import { weightMemory } from "./weights.js";
@@ -121,7 +121,7 @@ function checkGpuMemory(gpu: PlanGpu): number {
 }
 
 /** The served type's bytes: `auto` takes the checkpoint's, except float32, which vLLM serves in 16 bits. */
-function servedDtypeBytes(shape: ModelShape, dtype: PlanSettings["dtype"]): number {
+function servedDtypeBytes(shape: ModelShape, dtype: CheckedPlanSettings["dtype"]): number {
   if (dtype === "float" || dtype === "float32") return 4;
   if (dtype === undefined || dtype === "auto")
     return shape.checkpointDtype === "float32" ? 2 : dtypeBytes(shape.checkpointDtype);
@@ -134,7 +134,7 @@ function profile(
   memoryBytes: number,
   gpuName: string | undefined,
   tp: number,
-  settings: PlanSettings,
+  settings: CheckedPlanSettings,
 ): { plan: Omit<ServePlan, "gpu" | "verdict">; fit: FitTry } {
   const defaults = batchDefaults(memoryBytes, gpuName);
   const utilization = settings.gpuMemoryUtilization ?? 0.9;
@@ -147,9 +147,9 @@ function profile(
     ? loraMemory(
         shape,
         {
-          maxLoras: settings.lora.maxLoras ?? 1,
-          maxLoraRank: settings.lora.maxLoraRank ?? 16,
-          maxCpuLoras: settings.lora.maxCpuLoras ?? settings.lora.maxLoras ?? 1,
+          maxLoras: settings.maxLoras ?? 1,
+          maxLoraRank: settings.maxLoraRank ?? 16,
+          maxCpuLoras: settings.maxCpuLoras ?? settings.maxLoras ?? 1,
         },
         tp,
         elementBytes,
@@ -253,7 +253,7 @@ function unknownArchitecturePlan(
   memoryBytes: number,
   gpu: PlanGpu,
   count: number,
-  settings: PlanSettings,
+  settings: CheckedPlanSettings,
 ): ServePlan {
   const tp = settings.tensorParallelSize ?? 1;
   const utilization = settings.gpuMemoryUtilization ?? 0.9;
