@@ -38,7 +38,8 @@ function runAll(cliEntry: string, runs: string[][]): Run[] {
 /** The flags a verdict says to pass ("pass: --flag value ..."). */
 function passFlags(run: Run): string[] {
   const line = run.stdout.split("\n").find((text) => text.startsWith("pass: "));
-  if (!line || run.code === 0) throw new Error(`studio-serve ${run.args.join(" ")}: expected a verdict with flags`);
+  if (!line || run.code === 0)
+    throw new Error(`studio-serve ${run.args.join(" ")}: expected a verdict with flags`);
   return line.slice("pass: ".length).split(" ");
 }
 

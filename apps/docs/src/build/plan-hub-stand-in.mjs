@@ -34,10 +34,15 @@ const env = {
 const cwd = await mkdtemp(join(tmpdir(), "plan-example-"));
 const run = (args) =>
   new Promise((resolve, reject) =>
-    execFile(process.execPath, [cliEntry, ...args], { cwd, env, timeout: 30_000 }, (error, stdout, stderr) => {
-      if (error && typeof error.code !== "number") return reject(new Error(`${error.message}\n${stderr}`));
-      resolve({ args, code: error ? error.code : 0, stdout, stderr });
-    }),
+    execFile(
+      process.execPath,
+      [cliEntry, ...args],
+      { cwd, env, timeout: 30_000 },
+      (error, stdout, stderr) => {
+        if (error && typeof error.code !== "number") return reject(new Error(`${error.message}\n${stderr}`));
+        resolve({ args, code: error ? error.code : 0, stdout, stderr });
+      },
+    ),
   );
 try {
   for (const [name, directory] of Object.entries(local)) {
