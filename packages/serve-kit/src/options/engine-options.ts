@@ -1,4 +1,4 @@
-import { checkMaxLoraRank, checkPositiveInteger, refuse } from "../internal/validate.js";
+import { checkMaxLoraRank, checkPositiveInteger, checkSwitch, refuse } from "../internal/validate.js";
 import { MAX_LORA_RANKS } from "../max-lora-rank.js";
 
 // vLLM's engine options that a serving intent sets, each declared once. The option types
@@ -178,10 +178,7 @@ export const ENGINE_OPTIONS: { readonly [K in EngineOptionKey]: EngineOption<K> 
     flag: "--enable-prefix-caching",
     loraOnly: false,
     owned: "when-set",
-    check: (value, field) => {
-      if (typeof value !== "boolean") refuse(field, "must be true or false", value);
-      return value;
-    },
+    check: checkSwitch,
     argv: (on) => [on ? "--enable-prefix-caching" : "--no-enable-prefix-caching"],
     stackKey: "enablePrefixCaching",
     cli: { valueName: null, help: "reuse the KV cache of shared prompt prefixes (--no-... turns it off)" },
@@ -248,10 +245,7 @@ export const ENGINE_OPTIONS: { readonly [K in EngineOptionKey]: EngineOption<K> 
     flag: "--enforce-eager",
     loraOnly: false,
     owned: "when-set",
-    check: (value, field) => {
-      if (typeof value !== "boolean") refuse(field, "must be true or false", value);
-      return value;
-    },
+    check: checkSwitch,
     argv: (on) => [on ? "--enforce-eager" : "--no-enforce-eager"],
     stackKey: null,
     cli: {

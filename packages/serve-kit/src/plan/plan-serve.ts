@@ -9,6 +9,7 @@ import {
   cudaGraphMemory,
   cudaVisibleMemory,
   nonTorchMemory,
+  requestedMemory,
 } from "./memory-profile.js";
 import { dtypeBytes, type ModelShape, parseModelConfig } from "./model-config.js";
 import { checkpointBytes, type PlanModel } from "./model-files.js";
@@ -171,12 +172,7 @@ function profile(
       )
     : baseWeights;
   const visible = cudaVisibleMemory(memoryBytes);
-  const requested = figure(
-    visible.bytes * utilization,
-    null,
-    `CUDA's total × gpu_memory_utilization (${utilization})`,
-    true,
-  );
+  const requested = requestedMemory(visible, utilization);
   const activation = activationPeak(shape, maxNumBatchedTokens, maxNumSeqs, tp, elementBytes);
   const nonTorch = nonTorchMemory(tp);
   const signed = requested.bytes - weights.bytes - activation.bytes - nonTorch.bytes;
@@ -258,12 +254,7 @@ function unknownArchitecturePlan(
   const tp = settings.tensorParallelSize ?? 1;
   const utilization = settings.gpuMemoryUtilization ?? 0.9;
   const visible = cudaVisibleMemory(memoryBytes);
-  const requested = figure(
-    visible.bytes * utilization,
-    null,
-    `CUDA's total × gpu_memory_utilization (${utilization})`,
-    true,
-  );
+  const requested = requestedMemory(visible, utilization);
   const weights = figure(
     weightsBytes / tp,
     "Model loading took X GiB",

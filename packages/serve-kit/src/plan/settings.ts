@@ -1,4 +1,4 @@
-import { checkKnownKeys, checkObject, refuse } from "../internal/validate.js";
+import { checkKnownKeys, checkObject, checkSwitch, optional } from "../internal/validate.js";
 import {
   ENGINE_OPTION_LIST,
   type LoraEngineOptions,
@@ -32,9 +32,7 @@ export function checkPlanSettings(raw: unknown): CheckedPlanSettings {
     [...ENGINE_OPTION_LIST.map((option) => option.key), "enableLora"],
     "the plan's settings",
   );
-  if (input.enableLora !== undefined && typeof input.enableLora !== "boolean") {
-    refuse("enableLora", "must be true or false", input.enableLora);
-  }
+  optional(input.enableLora, checkSwitch, "enableLora");
   const engine = normalizeEngineOptions(input, "lora");
   const loraOption = ENGINE_OPTION_LIST.some((option) => option.loraOnly && engine[option.key] !== undefined);
   return { ...engine, lora: input.enableLora === true || loraOption };
