@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import {
   buildDockerCommand,
   buildServeCommand,
+  ENGINE_OPTION_LIST,
   haproxyConfig,
   nginxConfig,
 } from "@finetune-studio/serve-kit";
@@ -77,6 +78,11 @@ describe("studio-serve command", () => {
       "--no-enable-prefix-caching",
       "--quantization",
       "awq",
+      "--kv-cache-dtype",
+      "fp8",
+      "--max-num-batched-tokens",
+      "16384",
+      "--enforce-eager",
     ];
     const options = {
       maxModelLen: 8192,
@@ -86,13 +92,16 @@ describe("studio-serve command", () => {
       maxNumSeqs: 64,
       enablePrefixCaching: false,
       quantization: "awq",
+      kvCacheDtype: "fp8",
+      maxNumBatchedTokens: 16384,
+      enforceEager: true,
     } as const;
     const plain = await runCapture(["command", "full", "m", ...flags, "--json"]);
     expect(plain.code, plain.stderr).toBe(0);
     expect(JSON.parse(plain.stdout)).toEqual(buildServeCommand({ kind: "full", model: "m", ...options }));
     const docker = await runCapture(["command", "full", "m", ...flags, "--docker", "--json"]);
     expect(JSON.parse(docker.stdout).argv.join(" ")).toContain(
-      "--max-model-len 8192 --dtype bfloat16 --gpu-memory-utilization 0.85 --tensor-parallel-size 2 --max-num-seqs 64 --no-enable-prefix-caching --quantization awq",
+      "--max-model-len 8192 --dtype bfloat16 --gpu-memory-utilization 0.85 --tensor-parallel-size 2 --max-num-seqs 64 --no-enable-prefix-caching --quantization awq --kv-cache-dtype fp8 --max-num-batched-tokens 16384 --enforce-eager",
     );
     const lora = await runCapture([
       "command",
@@ -104,6 +113,8 @@ describe("studio-serve command", () => {
       "base",
       "--max-loras",
       "2",
+      "--max-cpu-loras",
+      "8",
       "--json",
     ]);
     expect(JSON.parse(lora.stdout).argv).toEqual(
@@ -113,6 +124,7 @@ describe("studio-serve command", () => {
         adapters: [{ name: "a", path: "/a" }],
         servedModelName: "base",
         maxLoras: 2,
+        maxCpuLoras: 8,
       }).argv,
     );
   });
@@ -269,6 +281,20 @@ describe("studio-serve help", () => {
     expect(code).toBe(0);
     expect(stdout).toMatch(want);
     expect(stderr).toBe("");
+  });
+
+  it.each([["command"], ["launch"]])(
+    "%s --help names the fit check's --gpu and --strict",
+    async (command) => {
+      const { stdout } = await runCapture([command, "--help"]);
+      expect(stdout).toMatch(/^ {2}--gpu NAME +the GPU to plan for/m);
+      expect(stdout).toMatch(/^ {2}--strict +refuse to start when it will not fit/m);
+    },
+  );
+
+  it("plan --help lists every engine option of serve-kit's table", async () => {
+    const { stdout } = await runCapture(["plan", "--help"]);
+    for (const option of ENGINE_OPTION_LIST) expect(stdout).toContain(option.flag.slice(2));
   });
 
   it("--version prints the package version", async () => {

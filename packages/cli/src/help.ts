@@ -27,6 +27,17 @@ export const ENGINE_FLAG_LIST = ENGINE_OPTION_LIST.map((option) =>
   option.cli.valueName === null ? `--[no-]${option.flag.slice(2)}` : `${option.flag} ${option.cli.valueName}`,
 ).join(", ");
 
+/** A comma-separated list cut into indented lines of the help's width. */
+export function wrapList(list: string): string {
+  const lines: string[] = [];
+  for (const item of list.split(", ")) {
+    const last = lines.at(-1);
+    if (last !== undefined && `${last}, ${item}`.length <= 100) lines[lines.length - 1] = `${last}, ${item}`;
+    else lines.push(`  ${item}`);
+  }
+  return lines.join(",\n");
+}
+
 /** The flags `command` and `launch` share, in their help texts. */
 export const SERVE_FLAGS = `Where it listens:
   --host H                  listen address (default 127.0.0.1: only this machine; 0.0.0.0 for all)
@@ -45,7 +56,12 @@ ${engineLines(true)}
 vLLM engine (each checked here; the same flag after -- is refused once it is set):
 ${engineLines(false)}
 
-Anything after -- goes to vllm serve as is, e.g. -- --enforce-eager --kv-cache-dtype fp8`;
+Will it fit? For a local model directory, the plan of studio-serve plan runs first:
+  --gpu NAME                the GPU to plan for, e.g. L4, A100-80GB, H100 (default: nvidia-smi's);
+                            a warning names the flag that would make the model fit
+  --strict                  refuse to start when it will not fit, instead of warning
+
+Anything after -- goes to vllm serve as is, e.g. -- --seed 42 --enable-chunked-prefill`;
 
 export function mainHelp(commands: readonly CliCommand[]): string {
   const lines = commands.flatMap((entry) => entry.synopsis);

@@ -144,7 +144,7 @@ export function parseCommandLine(
 }
 
 /** The engine options given as flags, by their serve-kit names; values stay raw for the builder's rules. */
-function engineValues(values: Values, kind: "full" | "lora", helpFor: string): Record<string, never> {
+export function engineValues(values: Values, kind: "full" | "lora", helpFor: string): Record<string, never> {
   const engine: Record<string, unknown> = {};
   for (const option of ENGINE_OPTION_LIST) {
     const name = option.flag.slice(2);

@@ -6,21 +6,31 @@ import {
   buildServeCommand,
   buildStackCommands,
   buildStackValues,
+  findGpuModel,
+  GPU_MODELS,
+  type GpuModel,
   type LatencyPercentiles,
   type LoraAdapterResource,
   type MaxLoraRank,
   maxLoraRankFor,
   nginxConfig,
+  type PlanKvCache,
+  type PlanSettings,
+  type PlanVerdict,
+  planServe,
   prometheusConfig,
   prometheusRules,
   type ServeClientConfig,
   type ServeCommand,
   type ServeConfigError,
   type ServeOptions,
+  type ServePlan,
   type StackCommands,
   type StackValues,
+  safetensorsHeaderBytes,
   serveConfigFromRecommendations,
   summarizeVllmMetrics,
+  VLLM_PLAN_COMMIT,
   type VllmMetricsSummary,
 } from "./index.js";
 
@@ -54,6 +64,7 @@ describe("types", () => {
       maxNumSeqs: 64,
       enablePrefixCaching: true,
       quantization: "awq",
+      kvCacheDtype: "fp8",
     });
   });
 
@@ -68,6 +79,8 @@ describe("types", () => {
     buildServeCommand({ kind: "full", model: "m", maxLoraRank: 16 });
     // @ts-expect-error: dtype is one of vLLM's names
     buildServeCommand({ kind: "full", model: "m", dtype: "fp8" });
+    // @ts-expect-error: the KV cache's type is one of vLLM's names
+    buildServeCommand({ kind: "full", model: "m", kvCacheDtype: "int4" });
     // @ts-expect-error: the port is a number
     buildServeCommand({ kind: "full", model: "m", port: "8000" });
     // @ts-expect-error: the docker options are image and hfCacheDir
@@ -124,5 +137,51 @@ describe("types", () => {
     buildStackValues(full, { storage: { kind: "pvc" } });
     // @ts-expect-error: a secret source is a file or a variable
     buildStackCommands(full, {}, { apiKeyFrom: { value: "sk-123" } });
+  });
+
+  it("planServe takes parsed files, a GPU and a serve's engine options, and returns a plan", () => {
+    const model = { config: {}, safetensorsIndex: {} };
+    const gpu = { name: "L4", memoryBytes: 24_000_000_000, count: 1 };
+    expectTypeOf(planServe(model, gpu)).toEqualTypeOf<ServePlan>();
+    planServe(
+      { config: {}, weightsBytes: 1 },
+      { memoryBytes: 1 },
+      { maxModelLen: 8192, kvCacheDtype: "fp8" },
+    );
+    planServe(model, gpu, {
+      enableLora: true,
+      maxLoras: 2,
+      maxLoraRank: 64,
+      maxCpuLoras: 4,
+      enforceEager: true,
+    });
+    // A serve's engine options are plan settings as they are.
+    const engine: PlanSettings = { maxModelLen: 4096, tensorParallelSize: 2, maxNumBatchedTokens: 8192 };
+    planServe(model, gpu, engine);
+    // @ts-expect-error: the KV cache's type is one of vLLM's names
+    planServe(model, gpu, { kvCacheDtype: "int4" });
+    // @ts-expect-error: a misspelt setting
+    planServe(model, gpu, { maxModelLength: 4096 });
+    // @ts-expect-error: the GPU's memory is required
+    planServe(model, { name: "L4" });
+  });
+
+  it("a plan's figures: the KV cache only for a known architecture, a verdict narrowed by its kind", () => {
+    const plan = planServe({ config: {} }, { memoryBytes: 1 });
+    expectTypeOf(plan.kvCache).toEqualTypeOf<PlanKvCache | null>();
+    expectTypeOf(plan.weights.bytes).toEqualTypeOf<number>();
+    expectTypeOf(plan.weights.predicts).toEqualTypeOf<string | null>();
+    expectTypeOf(plan.verdict).toEqualTypeOf<PlanVerdict>();
+    if (plan.verdict.kind === "fits-with-max-model-len") expectTypeOf(plan.verdict.maxModelLen).toBeNumber();
+    if (plan.verdict.kind === "needs-tensor-parallel")
+      expectTypeOf(plan.verdict.tensorParallelSize).toBeNumber();
+    expectTypeOf(plan.verdict.flags).toEqualTypeOf<string[]>();
+    expectTypeOf(VLLM_PLAN_COMMIT).toBeString();
+  });
+
+  it("the GPU table and the safetensors header reader", () => {
+    expectTypeOf(GPU_MODELS).toEqualTypeOf<readonly GpuModel[]>();
+    expectTypeOf(findGpuModel("H100")).toEqualTypeOf<GpuModel | undefined>();
+    expectTypeOf(safetensorsHeaderBytes({}, "header")).toBeNumber();
   });
 });

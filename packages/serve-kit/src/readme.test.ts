@@ -6,9 +6,12 @@ import {
   buildStackCommands,
   buildStackValues,
   defaultMaxConnections,
+  findGpuModel,
   haproxyConfig,
   nginxConfig,
+  planServe,
   serveConfigFromRecommendations,
+  VLLM_PLAN_COMMIT,
 } from "./index.js";
 
 // The README's examples are what the builders give: each documented input, built, appears in it.
@@ -95,5 +98,88 @@ describe("README examples", () => {
     });
     for (const step of buildStackCommands(config, stack).installSteps) expect(readme).toContain(step.shell);
     expect(readme).toContain("chart version `VLLM_STACK_CHART.version`, 0.1.12");
+  });
+});
+
+interface PublishedLog {
+  model: string;
+  gpu: string;
+  gpus: number;
+  flags: string;
+  settings: Record<string, number> | null;
+  logged: { weightsGiB: number; availableKvGiB: number; kvTokens: number; maxConcurrency: number };
+  source: string;
+}
+
+const fixture = (path: string): unknown =>
+  JSON.parse(readFileSync(new URL(`./plan/fixtures/${path}`, import.meta.url), "utf8"));
+
+/** "owner/name#N" for a GitHub issue or pull request address, the link the table shows. */
+function sourceLink(source: string): string {
+  const url = source.split(" ")[0] ?? "";
+  const match = /github\.com\/[^/]+\/([^/]+)\/(?:issues|pull)\/(\d+)/.exec(url);
+  if (!match) throw new Error(`not a GitHub issue or pull request: ${source}`);
+  return `[${match[1]}#${match[2]}](${url})`;
+}
+
+/** The README's row for a published log: the plan's figure, then vLLM's, for each. */
+function planVersusLogRow(log: PublishedLog): string {
+  const found = findGpuModel(log.gpu);
+  if (!found || !log.settings) throw new Error(`cannot plan ${log.model} on ${log.gpu}`);
+  const plan = planServe(
+    {
+      config: fixture(`${log.model}/config.json`),
+      safetensorsIndex: fixture(`${log.model}/model.safetensors.index.json`),
+    },
+    { name: found.name, memoryBytes: found.memoryBytes, count: log.gpus },
+    log.settings,
+  );
+  const gib = (bytes: number) => (bytes / 1024 ** 3).toFixed(2);
+  const tokens = (count: number) => count.toLocaleString("en-US");
+  return [
+    "",
+    log.model,
+    log.gpus === 1 ? found.name : `${log.gpus} × ${found.name}`,
+    `\`${log.flags}\``,
+    `${gib(plan.weights.bytes)} / ${log.logged.weightsGiB.toFixed(2)}`,
+    `${gib(plan.availableKvMemory.signedBytes)} / ${log.logged.availableKvGiB.toFixed(2)}`,
+    `${tokens(plan.kvCache?.tokens ?? 0)} / ${tokens(log.logged.kvTokens)}`,
+    `${(plan.kvCache?.maxConcurrency ?? 0).toFixed(2)}x / ${log.logged.maxConcurrency.toFixed(2)}x`,
+    sourceLink(log.source),
+    "",
+  ]
+    .join(" | ")
+    .trim();
+}
+
+describe("README: will it fit?", () => {
+  const logs = fixture("vllm-logs.json") as PublishedLog[];
+
+  it.each(logs.filter((log) => log.settings !== null).map((log) => [log.flags, log] as const))(
+    "the table's row for %s is what the plan gives today, beside vLLM's logged figures",
+    (_, log) => {
+      expect(readme).toContain(planVersusLogRow(log));
+    },
+  );
+
+  it("the example's verdict: Llama 3.1 8B on an L4 at 32768 tokens", () => {
+    const l4 = findGpuModel("L4");
+    if (!l4) throw new Error("no L4 in the table");
+    const model = "llama-3.1-8b-instruct";
+    const { verdict } = planServe(
+      {
+        config: fixture(`${model}/config.json`),
+        safetensorsIndex: fixture(`${model}/model.safetensors.index.json`),
+      },
+      { name: l4.name, memoryBytes: l4.memoryBytes },
+      { maxModelLen: 32768 },
+    );
+    expect(verdict).toEqual({ kind: "fits", summary: expect.any(String), flags: [] });
+    expect(readme).toContain(`plan.verdict; // { kind: "fits", summary: "${verdict.summary}", flags: [] }`);
+  });
+
+  it("names every published log's source and the vLLM commit the rules follow", () => {
+    for (const log of logs) expect(readme).toContain(sourceLink(log.source));
+    expect(readme).toContain(`vLLM commit \`${VLLM_PLAN_COMMIT.slice(0, 12)}\``);
   });
 });

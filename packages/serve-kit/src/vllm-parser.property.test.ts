@@ -32,7 +32,6 @@ const BENIGN: readonly (readonly string[])[] = [
   ["--hf-overrides.rope_scaling.factor", "2.0"],
   ["--model-impl", "vllm"],
   ["--lora-dtype", "auto"],
-  ["--max-cpu-loras", "4"],
   ["--chat-template", "/templates/chat.jinja"],
 ];
 

@@ -16,6 +16,7 @@ import {
 } from "@finetune-studio/serve-kit";
 import { loadContracts } from "./contracts.js";
 import type { Snippet } from "./markdown.js";
+import { planSnippets } from "./plan-example.js";
 import { scaleSnippets } from "./scale-example.js";
 import { cliSnippet, fleetSnippet, studioServe } from "./serving-cli.js";
 import { engineOptionsTable } from "./serving-options.js";
@@ -126,6 +127,7 @@ export function servingSnippets(): Record<string, Snippet> {
     },
     ...monitoringSnippets(),
     ...scaleSnippets(studioServe().entry),
+    ...planSnippets(studioServe().entry),
     ...stackSnippets(),
   };
 }

@@ -6,13 +6,7 @@ import { ExitCode } from "../exit-codes.js";
 import { SERVE_FLAGS } from "../help.js";
 import { type CliIo, UsageError } from "../io.js";
 import { checkServeFits } from "../plan/fit-check.js";
-import {
-  COMMAND_OPTIONS,
-  INHERITED_KEY_NOTE,
-  keySource,
-  parseServeArgs,
-  servedModelOf,
-} from "../serve-args.js";
+import { COMMAND_OPTIONS, INHERITED_KEY_NOTE, keySource, parseServeArgs } from "../serve-args.js";
 import type { CliCommand } from "./command-type.js";
 
 /** `studio-serve command`: prints the vllm serve (or docker run) command, or the builder's whole output. */
@@ -22,8 +16,7 @@ async function runCommand(args: readonly string[], io: CliIo): Promise<number> {
     io.out(HELP);
     return ExitCode.Ok;
   }
-  if (!(await checkServeFits(servedModelOf(parsed), parsed.values, io, `command ${parsed.kind}`)))
-    return ExitCode.Failure;
+  if (!(await checkServeFits(parsed, io, `command ${parsed.kind}`))) return ExitCode.Failure;
   const { values } = parsed;
   const key = keySource(parsed, io.env);
   const apiKeyEnv = key?.name;

@@ -3,6 +3,7 @@ import { runFleet } from "../fleet/fleet.js";
 import { parseLayout } from "../fleet/layout.js";
 import { SERVE_FLAGS } from "../help.js";
 import type { CliIo } from "../io.js";
+import { checkServeFits } from "../plan/fit-check.js";
 import { LAUNCH_OPTIONS, parseServeArgs } from "../serve-args.js";
 import type { CliCommand } from "./command-type.js";
 
@@ -18,6 +19,9 @@ async function runLaunch(args: readonly string[], io: CliIo): Promise<number> {
     io.out(HELP);
     return ExitCode.Ok;
   }
+  // Will it fit: a warning before anything starts (a refusal with --strict) when the model's files are local.
+  const fitValues = { ...parsed.values, gpus: undefined }; // launch's --gpus lists GPU indexes, not a count
+  if (!(await checkServeFits(parsed, io, `launch ${parsed.kind}`, fitValues))) return ExitCode.Failure;
   return await runFleet(parsed, parseLayout(parsed), io);
 }
 

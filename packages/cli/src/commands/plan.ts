@@ -1,6 +1,7 @@
 import { jsonForTerminal } from "@finetune-studio/internal";
 import { planServe } from "@finetune-studio/serve-kit";
 import { ExitCode } from "../exit-codes.js";
+import { ENGINE_FLAG_LIST, wrapList } from "../help.js";
 import { type CliIo, UsageError } from "../io.js";
 import { HubError } from "../plan/hub-reader.js";
 import { planSettingsFrom, resolvePlanGpu } from "../plan/plan-input.js";
@@ -15,11 +16,7 @@ export const PLAN_OPTIONS = {
   gpus: { type: "string" },
   revision: { type: "string" },
   json: { type: "boolean" },
-  "kv-cache-dtype": { type: "string" },
-  "max-num-batched-tokens": { type: "string" },
-  "max-cpu-loras": { type: "string" },
   "enable-lora": { type: "boolean" },
-  "enforce-eager": { type: "boolean" },
   help: { type: "boolean", short: "h" },
   ...ENGINE_FLAGS,
 } as const;
@@ -43,7 +40,7 @@ async function runPlan(args: readonly string[], io: CliIo): Promise<number> {
       "no GPU found: nvidia-smi is not here; give --gpu NAME or --gpu-memory 80GiB",
       "plan",
     );
-  const settings = planSettingsFrom(values);
+  const settings = planSettingsFrom(values, "plan");
   let files: Awaited<ReturnType<typeof readPlanModel>>;
   try {
     files = await readPlanModel(model, io.env, values.revision as string | undefined);
@@ -75,9 +72,9 @@ Options:
   --gpus N                 GPUs available (default: nvidia-smi's count, else the tensor-parallel size)
   --revision R             the hub branch, tag or commit (default main)
   --json                   the whole plan as JSON
-  vLLM's flags: --max-model-len, --gpu-memory-utilization, --tensor-parallel-size, --dtype, --quantization,
-  --max-num-seqs, --max-num-batched-tokens, --kv-cache-dtype, --enforce-eager,
-  LoRA: --enable-lora, --max-loras, --max-lora-rank, --max-cpu-loras
+  --enable-lora            plan a LoRA serve (also on with a LoRA flag: --max-loras, --max-lora-rank, ...)
+  vLLM's engine options, as for studio-serve command (see its --help):
+${wrapList(ENGINE_FLAG_LIST)}
 
 Without --gpu or --gpu-memory it asks nvidia-smi. Exit code 0 when it fits, 1 when it does not (the verdict
 names the flag that would make it fit).

@@ -10,7 +10,7 @@ import {
 } from "@finetune-studio/serve-kit";
 import { stringify } from "yaml";
 import { ExitCode } from "../exit-codes.js";
-import { ENGINE_FLAG_LIST } from "../help.js";
+import { ENGINE_FLAG_LIST, wrapList } from "../help.js";
 import { type CliIo, UsageError } from "../io.js";
 import { type ParsedStackArgs, parseStackArgs, STACK_FIELD_FLAGS } from "../stack-args.js";
 import type { CliCommand } from "./command-type.js";
@@ -116,17 +116,6 @@ function emit(io: CliIo, out: string | undefined, file: string, yaml: string, co
   io.out(`${commands.join("\n")}\n`);
 }
 
-/** A comma-separated list cut into indented lines of the help's width. */
-function wrap(list: string): string {
-  const lines: string[] = [];
-  for (const item of list.split(", ")) {
-    const last = lines.at(-1);
-    if (last !== undefined && `${last}, ${item}`.length <= 100) lines[lines.length - 1] = `${last}, ${item}`;
-    else lines.push(`  ${item}`);
-  }
-  return lines.join(",\n");
-}
-
 const HELP = `studio-serve stack: run a fine-tuned model on Kubernetes with vLLM production-stack.
 
 Prints values for the ${VLLM_STACK_CHART.name} Helm chart (version ${VLLM_STACK_CHART.version}) or its LoraAdapter
@@ -142,7 +131,7 @@ What to serve (as for studio-serve command):
   --adapter name=path       lora: an adapter (hub repository, or a path under the storage); repeat
   vLLM's engine options, as for studio-serve command (see its --help; prefix caching is on unless
   --no-enable-prefix-caching; --tensor-parallel-size must equal --gpus-per-replica):
-${wrap(ENGINE_FLAG_LIST)}
+${wrapList(ENGINE_FLAG_LIST)}
 
 Engines:
   --name N                  the model's name in the chart (default: from the served name or base)

@@ -1,5 +1,6 @@
 import { planServe, ServeConfigError } from "@finetune-studio/serve-kit";
 import type { CliIo } from "../io.js";
+import { type ParsedServeArgs, servedModelOf } from "../serve-args.js";
 import { isLocalModel, readLocalModel } from "./local-reader.js";
 import { planSettingsFrom, resolvePlanGpu } from "./plan-input.js";
 
@@ -11,17 +12,22 @@ type Values = Record<string, string | boolean | string[] | undefined>;
  * when `--strict` is set and it will not fit (the caller stops); true otherwise, and when it cannot tell.
  */
 export async function checkServeFits(
-  model: string,
-  values: Values,
+  parsed: ParsedServeArgs,
   io: CliIo,
   helpFor: string,
+  values: Values = parsed.values,
 ): Promise<boolean> {
+  const model = servedModelOf(parsed);
   if (!(await isLocalModel(model))) return true;
   const gpu = await resolvePlanGpu(values, io.env, helpFor);
   if (!gpu) return true;
   let plan: ReturnType<typeof planServe>;
   try {
-    plan = planServe(await readLocalModel(model), gpu, planSettingsFrom(values));
+    plan = planServe(
+      await readLocalModel(model),
+      gpu,
+      planSettingsFrom(values, helpFor, parsed.kind === "lora"),
+    );
   } catch (error) {
     // A model the plan cannot read is vLLM's to judge; say why the check was skipped.
     const why = error instanceof ServeConfigError || error instanceof Error ? error.message : String(error);

@@ -1,6 +1,6 @@
 import { findGpuModel, GPU_MODELS, type PlanGpu, type PlanSettings } from "@finetune-studio/serve-kit";
 import { UsageError } from "../io.js";
-import { numberOrRaw } from "../serve-args.js";
+import { engineValues, numberOrRaw } from "../serve-args.js";
 import { queryNvidiaSmi } from "./nvidia-smi.js";
 
 type Values = Record<string, string | boolean | string[] | undefined>;
@@ -52,26 +52,12 @@ function gpuCount(raw: unknown, helpFor: string): number {
   return value;
 }
 
-/** The plan's settings from the vLLM flags given; values stay raw so serve-kit's rules name what is wrong. */
-export function planSettingsFrom(values: Values): PlanSettings {
-  const raw = (flag: string) => numberOrRaw(values[flag]);
-  const settings: Record<string, unknown> = {};
-  const set = (key: string, value: unknown) => {
-    if (value !== undefined) settings[key] = value;
-  };
-  set("gpuMemoryUtilization", raw("gpu-memory-utilization"));
-  set("maxModelLen", raw("max-model-len"));
-  set("tensorParallelSize", raw("tensor-parallel-size"));
-  set("kvCacheDtype", values["kv-cache-dtype"]);
-  set("dtype", values.dtype);
-  set("quantization", values.quantization);
-  set("maxNumSeqs", raw("max-num-seqs"));
-  set("maxNumBatchedTokens", raw("max-num-batched-tokens"));
-  if (values["enforce-eager"] === true) settings.enforceEager = true;
-  const lora: Record<string, unknown> = {};
-  if (values["max-loras"] !== undefined) lora.maxLoras = raw("max-loras");
-  if (values["max-lora-rank"] !== undefined) lora.maxLoraRank = raw("max-lora-rank");
-  if (values["max-cpu-loras"] !== undefined) lora.maxCpuLoras = raw("max-cpu-loras");
-  if (values["enable-lora"] === true || Object.keys(lora).length > 0) settings.lora = lora;
-  return settings as PlanSettings;
+/**
+ * The plan's settings from the vLLM flags given, read through serve-kit's engine-option table as `command`
+ * reads them; values stay raw so serve-kit's rules name what is wrong. LoRA is on with --enable-lora, with a
+ * LoRA-only flag, or for a LoRA serve.
+ */
+export function planSettingsFrom(values: Values, helpFor: string, lora = false): PlanSettings {
+  const engine = engineValues(values, "lora", helpFor) as PlanSettings;
+  return lora || values["enable-lora"] === true ? { ...engine, enableLora: true } : engine;
 }

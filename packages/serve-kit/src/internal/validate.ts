@@ -94,6 +94,12 @@ export function checkMaxLoraRank(value: unknown, field: string): number {
   return refuse(field, allowed, value);
 }
 
+/** A switch's value: true or false, nothing else. */
+export function checkSwitch(value: unknown, field: string): boolean {
+  if (typeof value !== "boolean") refuse(field, "must be true or false", value);
+  return value;
+}
+
 export function checkPositiveInteger(value: unknown, field: string): number {
   if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
     refuse(field, "must be an integer of at least 1", value);

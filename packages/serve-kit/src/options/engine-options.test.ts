@@ -22,6 +22,10 @@ const SAMPLES: { [K in keyof EngineOptionValues]: { good: EngineOptionValues[K];
   maxNumSeqs: { good: 64, bad: "many" },
   enablePrefixCaching: { good: false, bad: "yes" },
   quantization: { good: "awq", bad: "AWQ!" },
+  kvCacheDtype: { good: "fp8", bad: "int4" },
+  maxCpuLoras: { good: 8, bad: 0 },
+  maxNumBatchedTokens: { good: 16384, bad: 0.5 },
+  enforceEager: { good: true, bad: "on" },
 };
 
 const lora = (extra: object): ServeOptions => ({
@@ -81,6 +85,20 @@ describe.each(ENGINE_OPTION_LIST.map((option) => [option.key, option] as const))
     });
   },
 );
+
+describe("an option bounded by another", () => {
+  it("refuses --max-cpu-loras below --max-loras, as vLLM's LoRAConfig does, before vLLM starts", () => {
+    expect(() => buildServeCommand(lora({ maxLoras: 4, maxCpuLoras: 2 }))).toThrow(
+      expect.objectContaining({ field: "maxCpuLoras", rule: "must be at least maxLoras (4)" }),
+    );
+    expect(() => buildServeCommand(lora({ maxCpuLoras: 0 }))).toThrow(
+      expect.objectContaining({ field: "maxCpuLoras" }),
+    );
+    expect(buildServeCommand(lora({ maxLoras: 4, maxCpuLoras: 4 })).argv.join(" ")).toContain(
+      "--max-loras 4 --max-cpu-loras 4",
+    );
+  });
+});
 
 describe("an engine option's flag in extraArgs", () => {
   it("still reaches vLLM when the option is not set (owned only once set), as before the table", () => {

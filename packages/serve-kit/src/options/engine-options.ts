@@ -1,4 +1,4 @@
-import { checkMaxLoraRank, checkPositiveInteger, refuse } from "../internal/validate.js";
+import { checkMaxLoraRank, checkPositiveInteger, checkSwitch, refuse } from "../internal/validate.js";
 import { MAX_LORA_RANKS } from "../max-lora-rank.js";
 
 // vLLM's engine options that a serving intent sets, each declared once. The option types
@@ -13,6 +13,10 @@ import { MAX_LORA_RANKS } from "../max-lora-rank.js";
 /** `--dtype`: the weights' and activations' type, as vLLM names them. */
 export const VLLM_DTYPES = ["auto", "half", "float16", "bfloat16", "float", "float32"] as const;
 export type VllmDtype = (typeof VLLM_DTYPES)[number];
+
+/** `--kv-cache-dtype`: the KV cache's element type; the fp8 kinds store one byte per element. */
+export const VLLM_KV_CACHE_DTYPES = ["auto", "bfloat16", "float16", "fp8", "fp8_e4m3", "fp8_e5m2"] as const;
+export type VllmKvCacheDtype = (typeof VLLM_KV_CACHE_DTYPES)[number];
 
 /** The engine options, by the name a serving intent gives them. */
 export interface EngineOptionValues {
@@ -34,11 +38,19 @@ export interface EngineOptionValues {
   enablePrefixCaching: boolean;
   /** How the checkpoint is quantized (`awq`, `gptq`, `fp8`, `bitsandbytes`, ...); vLLM reads it from the checkpoint when absent. */
   quantization: string;
+  /** The KV cache's type: `auto` (the model's) or an fp8 kind, which holds twice the tokens in the same memory. */
+  kvCacheDtype: VllmKvCacheDtype;
+  /** LoRA only: adapters kept in host memory, ready to swap in; at least `maxLoras` (vLLM's default is `maxLoras`). */
+  maxCpuLoras: number;
+  /** Tokens in one scheduled batch at most; with max_num_seqs it sizes vLLM's start-up profile (vLLM picks a default for the GPU). */
+  maxNumBatchedTokens: number;
+  /** Run without CUDA graphs: slower decoding, but their memory and start-up capture are saved. */
+  enforceEager: boolean;
 }
 
 export type EngineOptionKey = keyof EngineOptionValues;
 /** The options a full serve does not take. */
-export type LoraOnlyKey = "maxLoraRank" | "maxLoras";
+export type LoraOnlyKey = "maxLoraRank" | "maxLoras" | "maxCpuLoras";
 /** The engine options a full serve takes, or a LoRA serve (which takes them all). */
 export type FullEngineOptions = Partial<Omit<EngineOptionValues, LoraOnlyKey>>;
 export type LoraEngineOptions = Partial<EngineOptionValues>;
@@ -67,6 +79,8 @@ export interface EngineOption<K extends EngineOptionKey> {
   owned: "always" | "when-set";
   /** Checks a value from plain JavaScript or the command line; returns it typed or throws a ServeConfigError. */
   check: (value: unknown, field: string) => EngineOptionValues[K];
+  /** A rule against the other options given (checked each), for an option bounded by another. */
+  checkWithOthers?: (value: EngineOptionValues[K], others: LoraEngineOptions, field: string) => void;
   /** The words after `vllm serve` for a checked value. */
   argv: (value: EngineOptionValues[K]) => string[];
   /** The chart's `vllmConfig` key, or null: then the words go into `vllmConfig.extraArgs`. */
@@ -164,10 +178,7 @@ export const ENGINE_OPTIONS: { readonly [K in EngineOptionKey]: EngineOption<K> 
     flag: "--enable-prefix-caching",
     loraOnly: false,
     owned: "when-set",
-    check: (value, field) => {
-      if (typeof value !== "boolean") refuse(field, "must be true or false", value);
-      return value;
-    },
+    check: checkSwitch,
     argv: (on) => [on ? "--enable-prefix-caching" : "--no-enable-prefix-caching"],
     stackKey: "enablePrefixCaching",
     cli: { valueName: null, help: "reuse the KV cache of shared prompt prefixes (--no-... turns it off)" },
@@ -188,6 +199,60 @@ export const ENGINE_OPTIONS: { readonly [K in EngineOptionKey]: EngineOption<K> 
     stackKey: null,
     cli: { valueName: "Q", help: "how the checkpoint is quantized: awq, gptq, fp8, ... (vLLM: from it)" },
   },
+  kvCacheDtype: {
+    key: "kvCacheDtype",
+    flag: "--kv-cache-dtype",
+    loraOnly: false,
+    owned: "when-set",
+    check: (value, field) => {
+      if (!(VLLM_KV_CACHE_DTYPES as readonly unknown[]).includes(value)) {
+        refuse(field, `must be one of ${VLLM_KV_CACHE_DTYPES.join(", ")}`, value);
+      }
+      return value as VllmKvCacheDtype;
+    },
+    argv: flagWithValue("--kv-cache-dtype"),
+    // The chart's vllmConfig has no key for it: the words go into extraArgs.
+    stackKey: null,
+    cli: { valueName: "T", help: `KV cache's type: ${VLLM_KV_CACHE_DTYPES.join(", ")} (vLLM: auto)` },
+  },
+  maxCpuLoras: {
+    key: "maxCpuLoras",
+    flag: "--max-cpu-loras",
+    loraOnly: true,
+    owned: "when-set",
+    check: checkPositiveInteger,
+    // vLLM's LoRAConfig refuses fewer: every adapter in a batch is also kept in the host cache.
+    checkWithOthers: (value, others, field) => {
+      const maxLoras = others.maxLoras ?? 1;
+      if (value < maxLoras) refuse(field, `must be at least maxLoras (${maxLoras})`, value);
+    },
+    argv: flagWithValue("--max-cpu-loras"),
+    stackKey: null,
+    cli: { valueName: "K", help: "adapters kept in host memory, at least --max-loras (vLLM: --max-loras)" },
+  },
+  maxNumBatchedTokens: {
+    key: "maxNumBatchedTokens",
+    flag: "--max-num-batched-tokens",
+    loraOnly: false,
+    owned: "when-set",
+    check: checkPositiveInteger,
+    argv: flagWithValue("--max-num-batched-tokens"),
+    stackKey: null,
+    cli: { valueName: "N", help: "tokens in one scheduled batch at most (vLLM picks a default for the GPU)" },
+  },
+  enforceEager: {
+    key: "enforceEager",
+    flag: "--enforce-eager",
+    loraOnly: false,
+    owned: "when-set",
+    check: checkSwitch,
+    argv: (on) => [on ? "--enforce-eager" : "--no-enforce-eager"],
+    stackKey: null,
+    cli: {
+      valueName: null,
+      help: "no CUDA graphs: saves their memory, decodes slower (--no-... is vLLM's default)",
+    },
+  },
 };
 
 /** The entries in table order, for readers that walk them. */
@@ -206,9 +271,14 @@ export function normalizeEngineOptions(
   kind: "full" | "lora",
 ): LoraEngineOptions {
   const engine: Record<string, unknown> = {};
-  for (const option of engineOptionsFor(kind)) {
+  const options = engineOptionsFor(kind);
+  for (const option of options) {
     const value = input[option.key];
     if (value !== undefined) engine[option.key] = option.check(value, option.key);
+  }
+  for (const option of options) {
+    const value = engine[option.key];
+    if (value !== undefined) option.checkWithOthers?.(value as never, engine, option.key);
   }
   return engine as LoraEngineOptions;
 }

@@ -31,6 +31,16 @@ export function cudaVisibleMemory(nvidiaSmiBytes: number): PlanFigure {
   );
 }
 
+/** What vLLM may use of the GPU: CUDA's total × gpu_memory_utilization. */
+export function requestedMemory(visible: PlanFigure, utilization: number): PlanFigure {
+  return figure(
+    visible.bytes * utilization,
+    null,
+    `CUDA's total × gpu_memory_utilization (${utilization})`,
+    true,
+  );
+}
+
 /**
  * The largest per-token working set in a decoder layer: the residual and the hidden state, plus the MLP's
  * gate/up output and its activation (3 × the intermediate size, or the routed experts' share for a mixture

@@ -9,10 +9,11 @@ import {
   cudaGraphMemory,
   cudaVisibleMemory,
   nonTorchMemory,
+  requestedMemory,
 } from "./memory-profile.js";
 import { dtypeBytes, type ModelShape, parseModelConfig } from "./model-config.js";
 import { checkpointBytes, type PlanModel } from "./model-files.js";
-import { checkPlanSettings, type PlanSettings } from "./settings.js";
+import { type CheckedPlanSettings, checkPlanSettings, type PlanSettings } from "./settings.js";
 import { decideVerdict, type FitTry, type PlanVerdict } from "./verdict.js";
 import { VLLM_PLAN_COMMIT } from "./vllm-commit.js";
 import { weightMemory } from "./weights.js";
@@ -121,7 +122,7 @@ function checkGpuMemory(gpu: PlanGpu): number {
 }
 
 /** The served type's bytes: `auto` takes the checkpoint's, except float32, which vLLM serves in 16 bits. */
-function servedDtypeBytes(shape: ModelShape, dtype: PlanSettings["dtype"]): number {
+function servedDtypeBytes(shape: ModelShape, dtype: CheckedPlanSettings["dtype"]): number {
   if (dtype === "float" || dtype === "float32") return 4;
   if (dtype === undefined || dtype === "auto")
     return shape.checkpointDtype === "float32" ? 2 : dtypeBytes(shape.checkpointDtype);
@@ -134,7 +135,7 @@ function profile(
   memoryBytes: number,
   gpuName: string | undefined,
   tp: number,
-  settings: PlanSettings,
+  settings: CheckedPlanSettings,
 ): { plan: Omit<ServePlan, "gpu" | "verdict">; fit: FitTry } {
   const defaults = batchDefaults(memoryBytes, gpuName);
   const utilization = settings.gpuMemoryUtilization ?? 0.9;
@@ -147,9 +148,9 @@ function profile(
     ? loraMemory(
         shape,
         {
-          maxLoras: settings.lora.maxLoras ?? 1,
-          maxLoraRank: settings.lora.maxLoraRank ?? 16,
-          maxCpuLoras: settings.lora.maxCpuLoras ?? settings.lora.maxLoras ?? 1,
+          maxLoras: settings.maxLoras ?? 1,
+          maxLoraRank: settings.maxLoraRank ?? 16,
+          maxCpuLoras: settings.maxCpuLoras ?? settings.maxLoras ?? 1,
         },
         tp,
         elementBytes,
@@ -171,12 +172,7 @@ function profile(
       )
     : baseWeights;
   const visible = cudaVisibleMemory(memoryBytes);
-  const requested = figure(
-    visible.bytes * utilization,
-    null,
-    `CUDA's total × gpu_memory_utilization (${utilization})`,
-    true,
-  );
+  const requested = requestedMemory(visible, utilization);
   const activation = activationPeak(shape, maxNumBatchedTokens, maxNumSeqs, tp, elementBytes);
   const nonTorch = nonTorchMemory(tp);
   const signed = requested.bytes - weights.bytes - activation.bytes - nonTorch.bytes;
@@ -253,17 +249,12 @@ function unknownArchitecturePlan(
   memoryBytes: number,
   gpu: PlanGpu,
   count: number,
-  settings: PlanSettings,
+  settings: CheckedPlanSettings,
 ): ServePlan {
   const tp = settings.tensorParallelSize ?? 1;
   const utilization = settings.gpuMemoryUtilization ?? 0.9;
   const visible = cudaVisibleMemory(memoryBytes);
-  const requested = figure(
-    visible.bytes * utilization,
-    null,
-    `CUDA's total × gpu_memory_utilization (${utilization})`,
-    true,
-  );
+  const requested = requestedMemory(visible, utilization);
   const weights = figure(
     weightsBytes / tp,
     "Model loading took X GiB",

@@ -227,7 +227,9 @@ describe("the verdict", () => {
   it("LoRA slots are added to the weights; the CPU cache is host memory", () => {
     const without = planServe(model("llama-3.1-8b-instruct"), gpu("H100"));
     const lora = planServe(model("llama-3.1-8b-instruct"), gpu("H100"), {
-      lora: { maxLoras: 4, maxLoraRank: 64, maxCpuLoras: 8 },
+      maxLoras: 4,
+      maxLoraRank: 64,
+      maxCpuLoras: 8,
     });
     // Per layer: qkv (4096 -> 6144), o (4096 -> 4096), gate_up (4096 -> 28672), down (14336 -> 4096).
     const perLayer = 4096 + 6144 + 4096 + 4096 + 4096 + 28672 + 14336 + 4096;
@@ -235,6 +237,10 @@ describe("the verdict", () => {
     expect(lora.lora?.gpuBytes).toBe(4 * adapter);
     expect(lora.lora?.cpuBytes).toBe(8 * adapter);
     expect(lora.weights.bytes - without.weights.bytes).toBe(4 * adapter);
+    // --enable-lora alone takes vLLM's defaults: one slot of rank 16, one adapter in the CPU cache.
+    const defaults = planServe(model("llama-3.1-8b-instruct"), gpu("H100"), { enableLora: true });
+    expect(defaults.lora?.gpuBytes).toBe(perLayer * 32 * 16 * 2);
+    expect(defaults.lora?.cpuBytes).toBe(perLayer * 32 * 16 * 2);
   });
 
   it("an unknown architecture gives the weights and says which figures it cannot give", () => {
@@ -287,7 +293,7 @@ describe("bad input is refused, naming the field, the rule and what was given", 
       "an unknown KV cache type",
       model("llama-2-7b-hf"),
       { kvCacheDtype: "int3" },
-      /kvCacheDtype: must be one of auto, fp8/,
+      /kvCacheDtype: must be one of auto, bfloat16, float16, fp8, fp8_e4m3, fp8_e5m2 \(given "int3"\)/,
     ],
     [
       "a misspelt setting",
@@ -304,8 +310,14 @@ describe("bad input is refused, naming the field, the rule and what was given", 
     [
       "a CPU cache smaller than the GPU slots",
       model("llama-2-7b-hf"),
-      { lora: { maxLoras: 4, maxCpuLoras: 2 } },
-      /lora\.maxCpuLoras: must be at least maxLoras/,
+      { maxLoras: 4, maxCpuLoras: 2 },
+      /maxCpuLoras: must be at least maxLoras \(4\)/,
+    ],
+    [
+      "enableLora that is not a switch",
+      model("llama-2-7b-hf"),
+      { enableLora: "yes" },
+      /enableLora: must be true or false/,
     ],
   ])("%s", (_, input, settings, message) => {
     const call = () => planServe(input as never, gpu("L4", 1), settings as never);
