@@ -90,10 +90,15 @@ const server = await startStaticServer({
 });
 console.log(`docs: serving ${outDir} at ${server.url}`);
 
+let stopping = false;
+// A stop signal often comes twice (to the process group, and relayed by tsx's own process): the second one
+// must not end the process by its default action while the server is closing.
 const stop = () => {
+  if (stopping) return;
+  stopping = true;
   for (const watcher of watchers) watcher.close();
   for (const file of outputFiles) unwatchFile(file);
   void server.close().then(() => process.exit(0));
 };
-process.once("SIGINT", stop);
-process.once("SIGTERM", stop);
+process.on("SIGINT", stop);
+process.on("SIGTERM", stop);
