@@ -8,7 +8,8 @@ function readable(summary: ReturnType<typeof summarizeVllmMetrics>): ReadableVll
   return summary;
 }
 
-describe("summarizeVllmMetrics on hostile pages", () => {
+// Behaviour, not speed: a loaded machine may take seconds over these pages, so the time limit is generous.
+describe("summarizeVllmMetrics on hostile pages", { timeout: 60_000 }, () => {
   it("reads 150,000 KV-cache series without overflowing the call stack (no spread into Math.max)", () => {
     const lines = Array.from(
       { length: 150_000 },
