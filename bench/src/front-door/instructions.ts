@@ -1,8 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { Agent, request } from "node:http";
-import { connect } from "node:net";
 import { join } from "node:path";
-import { getFreePort, startProcess } from "@finetune-studio/testing";
+import { getFreePort, startProcess, waitForHttp } from "@finetune-studio/testing";
 
 // What HAProxy itself spends per request, counted rather than timed: under valgrind's callgrind, on one
 // thread, the same HAProxy configuration answers `few` and then `many` requests in two runs; the difference
@@ -71,7 +70,12 @@ async function instructionTotal(
     file,
   ]);
   try {
-    await waitForListening(port);
+    // HAProxy passes /health on to a stand-in: a 200 means it listens and forwards.
+    await waitForHttp(`http://127.0.0.1:${port}/health`, {
+      timeoutMs: 60_000,
+      process: proc,
+      isReady: (status) => status === 200,
+    });
     await sendRequests(port, model, stream, count);
   } finally {
     // callgrind writes its totals when HAProxy exits on SIGTERM.
@@ -80,23 +84,6 @@ async function instructionTotal(
   const summary = /^summary: (\d+)/m.exec(readFileSync(out, "utf8"));
   if (summary?.[1] === undefined) throw new Error(`callgrind wrote no summary to ${out}`);
   return Number(summary[1]);
-}
-
-async function waitForListening(port: number): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, "127.0.0.1");
-      socket.once("connect", () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.once("error", () => resolve(false));
-    });
-    if (open) return;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`HAProxy under callgrind did not listen on ${port} within 60 s`);
 }
 
 /** Instructions HAProxy runs per request with `config(port)` (a whole configuration listening on port). */

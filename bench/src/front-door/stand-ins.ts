@@ -1,10 +1,8 @@
 import { execFileSync } from "node:child_process";
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { getFreePort } from "@finetune-studio/testing";
 
 /** Chunks in each streamed answer: a short generation, so the front door's per-chunk cost shows. */
 export const CHUNKS_PER_STREAM = 16;
@@ -26,22 +24,4 @@ export function buildStandIn(): StandInKit {
   writeFileSync(vllm, `#!/bin/sh\nSTAND_IN_CHUNKS=${CHUNKS_PER_STREAM} exec ${standIn} "$@"\n`);
   chmodSync(vllm, 0o755);
   return { binDir: dir, standIn, remove: () => rmSync(dir, { recursive: true, force: true }) };
-}
-
-/** Whether something can listen on 127.0.0.1:port now. */
-function canListen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once("error", () => resolve(false));
-    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
-  });
-}
-
-/** A free port P whose next `instances` ports are free too: launch puts its instances on P+1..P+N. */
-export async function freeFleetPort(instances: number): Promise<number> {
-  for (;;) {
-    const port = await getFreePort();
-    const next = Array.from({ length: instances }, (_, i) => port + 1 + i);
-    if (next.every((p) => p <= 65535) && (await Promise.all(next.map(canListen))).every(Boolean)) return port;
-  }
 }

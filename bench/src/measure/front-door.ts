@@ -6,10 +6,16 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { haproxyConfig } from "@finetune-studio/serve-kit";
-import { getFreePort, type ManagedProcess, startProcess, waitForOutput } from "@finetune-studio/testing";
+import {
+  getFreePort,
+  getFreePortFollowedBy,
+  type ManagedProcess,
+  startProcess,
+  waitForOutput,
+} from "@finetune-studio/testing";
 import { count, millis, perSecond, ratio } from "../format.js";
 import { instructionsPerRequest } from "../front-door/instructions.js";
-import { buildStandIn, CHUNKS_PER_STREAM, freeFleetPort, type StandInKit } from "../front-door/stand-ins.js";
+import { buildStandIn, CHUNKS_PER_STREAM, type StandInKit } from "../front-door/stand-ins.js";
 import { rate, runWrk, type WrkResult, writeWrkScript } from "../front-door/wrk.js";
 import type { Section } from "../report.js";
 import { median } from "../stats.js";
@@ -102,7 +108,7 @@ export async function measureFrontDoor(
     }
 
     step("front door: launch --instances 2, and HAProxy by hand in front of its instances");
-    const port = await freeFleetPort(2);
+    const port = await getFreePortFollowedBy(2);
     const launch = startProcess(
       process.execPath,
       [CLI, "launch", "full", MODEL, "--port", String(port), "--instances", "2", "--stop-timeout", "5"],

@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createChatClient } from "@finetune-studio/client";
-import { type ManagedProcess, waitForOutput } from "@finetune-studio/testing";
+import { getFreePortFollowedBy, type ManagedProcess, waitForOutput } from "@finetune-studio/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { fakeVllmEnv, tempDir } from "./test/cli-process.js";
-import { FLEET_READY, freeFleetPort, LIGHT_VLLM, startFleet } from "./test/fleet-launch.js";
+import { FLEET_READY, LIGHT_VLLM, startFleet } from "./test/fleet-launch.js";
 import { runCapture } from "./test/run-cli.js";
 
 // Issue #23, items 7, 10 and 11: launch --instances under bad timing (a second launch while the first
@@ -26,7 +26,7 @@ function startedCount(output: string): number {
 
 describe("launch --instances under bad timing", { timeout: 240_000 }, () => {
   it("a second launch on the same port while the first loads refuses before starting anything", async () => {
-    const port = await freeFleetPort();
+    const port = await getFreePortFollowedBy(3);
     const first = launchFleet(port, fakeVllmEnv({ ...LIGHT_VLLM, FAKE_VLLM_LOAD_MS: "6000" }).env);
     await waitForOutput(first, /starting 2 vLLM instances/, 60_000);
     const secondFake = fakeVllmEnv(LIGHT_VLLM);
@@ -42,7 +42,7 @@ describe("launch --instances under bad timing", { timeout: 240_000 }, () => {
   });
 
   it("Ctrl-C while a reload waits for open requests cancels it: no restart, no 'restarting anyway'", async () => {
-    const port = await freeFleetPort();
+    const port = await getFreePortFollowedBy(3);
     const proc = launchFleet(port, fakeVllmEnv({ ...LIGHT_VLLM, FAKE_VLLM_LONG_ANSWER_MS: "60000" }).env);
     await waitForOutput(proc, FLEET_READY, 120_000);
     // One long generation on each instance (least connections spreads them), so the drain has to wait.
@@ -65,7 +65,7 @@ describe("launch --instances under bad timing", { timeout: 240_000 }, () => {
   });
 
   it("Ctrl-C while a reload stops an instance cancels it: no new vLLM is started", async () => {
-    const port = await freeFleetPort();
+    const port = await getFreePortFollowedBy(3);
     const proc = launchFleet(port, fakeVllmEnv({ ...LIGHT_VLLM, FAKE_VLLM_SHUTDOWN_MS: "2500" }).env);
     await waitForOutput(proc, FLEET_READY, 120_000);
     proc.child.kill("SIGHUP");
@@ -80,7 +80,7 @@ describe("launch --instances under bad timing", { timeout: 240_000 }, () => {
   });
 
   it("records ready and stopped for each instance, as a single launch does", async () => {
-    const port = await freeFleetPort();
+    const port = await getFreePortFollowedBy(3);
     const logDir = tempDir("fleet-events-");
     const proc = launchFleet(port, fakeVllmEnv(LIGHT_VLLM).env, ["--log-dir", logDir]);
     await waitForOutput(proc, FLEET_READY, 120_000);

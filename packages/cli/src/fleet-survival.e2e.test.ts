@@ -1,12 +1,12 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type ManagedProcess, waitForOutput } from "@finetune-studio/testing";
+import { getFreePortFollowedBy, type ManagedProcess, waitForOutput } from "@finetune-studio/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { runtimeDirOf } from "./fleet/runtime-dir.js";
 import { loadThrough } from "./test/chat-load.js";
 import { fakeVllmEnv, isAlive } from "./test/cli-process.js";
-import { FLEET_READY, freeFleetPort, LIGHT_VLLM, startFleet } from "./test/fleet-launch.js";
+import { FLEET_READY, LIGHT_VLLM, startFleet } from "./test/fleet-launch.js";
 import { runCapture } from "./test/run-cli.js";
 
 // Issue #22, no single point of failure: launch is not in the path of any request, so SIGKILL of launch
@@ -29,7 +29,7 @@ async function launchFleet(port: number, env: NodeJS.ProcessEnv): Promise<Manage
 
 /** A free port, the stand-in's environment, and the launch's directory on that port. */
 async function setUp(leaveToStop = true) {
-  const port = await freeFleetPort();
+  const port = await getFreePortFollowedBy(3);
   const { env } = fakeVllmEnv(LIGHT_VLLM);
   if (leaveToStop) ports.push({ port, env });
   return { port, env, dir: runtimeDirOf(port, env) };

@@ -2,12 +2,12 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { Agent } from "node:http";
 import { join } from "node:path";
-import { type ManagedProcess, waitForOutput } from "@finetune-studio/testing";
+import { getFreePortFollowedBy, type ManagedProcess, waitForOutput } from "@finetune-studio/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { runtimeDirOf } from "./fleet/runtime-dir.js";
 import { chatOnce, loadThrough } from "./test/chat-load.js";
 import { fakeVllmEnv, startCli, tempDir } from "./test/cli-process.js";
-import { FLEET_READY, freeFleetPort, LIGHT_VLLM, startFleet } from "./test/fleet-launch.js";
+import { FLEET_READY, LIGHT_VLLM, startFleet } from "./test/fleet-launch.js";
 import { runCapture } from "./test/run-cli.js";
 
 // Issues #15 and #22, one machine with several GPUs: launch --instances N runs N stand-in vLLMs (light ones,
@@ -22,7 +22,7 @@ afterEach(async () => {
 });
 
 async function launchFleet(instances: number, extraEnv: NodeJS.ProcessEnv = {}, more: string[] = []) {
-  const port = await freeFleetPort();
+  const port = await getFreePortFollowedBy(3);
   const fake = fakeVllmEnv({ ...LIGHT_VLLM, ...extraEnv });
   const proc = startFleet(running, port, fake.env, { instances, more });
   await waitForOutput(proc, FLEET_READY, 120_000);
@@ -107,7 +107,7 @@ describe("launch --instances: HAProxy in front, a rolling reload under load", { 
   });
 
   it("an instance that fails to start stops the launch: exit 1, nothing left, directory removed", async () => {
-    const port = await freeFleetPort();
+    const port = await getFreePortFollowedBy(3);
     const fake = fakeVllmEnv({ ...LIGHT_VLLM, FAKE_VLLM_MODE: "crash" });
     const proc = startCli(["launch", "full", "acme/m", "--port", String(port), "--instances", "2"], fake.env);
     running.push(proc);
@@ -126,7 +126,7 @@ describe("launch --instances: HAProxy in front, a rolling reload under load", { 
       [`http://127.0.0.1:${port + 1}`, "up"],
       [`http://127.0.0.1:${port + 2}`, "up"],
     ]);
-    const none = await runCapture(["status", "--launch", String(await freeFleetPort())], env);
+    const none = await runCapture(["status", "--launch", String(await getFreePortFollowedBy(3))], env);
     expect(none.code).toBe(2);
     expect(none.stderr).toMatch(/no multi-instance launch runs on port/);
   });
@@ -203,7 +203,7 @@ describe("studio-serve adapter: runtime LoRA on every instance", { timeout: 300_
   });
 
   it("adapter and reload say when no launch serves the port", async () => {
-    const port = await freeFleetPort();
+    const port = await getFreePortFollowedBy(3);
     const result = await runCapture(["adapter", "unload", "sql", "--port", String(port)], process.env);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/no multi-instance launch runs on port/);

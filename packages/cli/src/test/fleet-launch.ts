@@ -1,5 +1,4 @@
-import { probePort } from "@finetune-studio/internal";
-import { getFreePort, type ManagedProcess } from "@finetune-studio/testing";
+import type { ManagedProcess } from "@finetune-studio/testing";
 import { startCli } from "./cli-process.js";
 
 // A multi-instance launch of the light stand-in vLLM (no Prism; it refuses connections while it loads and
@@ -22,19 +21,4 @@ export function startFleet(
   const proc = startCli([...args, "--stop-timeout", "5", ...more], env);
   running.push(proc);
   return proc;
-}
-
-/**
- * A port P with P+1..P+instances free too (the instances' ports), so test files running side by side do not
- * hand one launch's instance port to another as its own.
- */
-export async function freeFleetPort(instances = 3): Promise<number> {
-  for (;;) {
-    const port = await getFreePort();
-    if (port + instances > 65535) continue;
-    const states = await Promise.all(
-      Array.from({ length: instances }, (_, i) => probePort("127.0.0.1", port + 1 + i)),
-    );
-    if (states.every((state) => state.state === "free")) return port;
-  }
 }
