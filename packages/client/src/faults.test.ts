@@ -155,7 +155,11 @@ describe("timeouts against a real server", () => {
     const server = await serve(reply.hang());
     const controller = new AbortController();
     const call = studio(server).getProjectTree(ids.project, { signal: controller.signal });
-    setTimeout(() => controller.abort(), 50);
+    // Abort once the server holds the request: a fixed 50 ms could fire before it arrived on a busy machine.
+    for (let waited = 0; server.received.length === 0 && waited < 5_000; waited += 10) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    controller.abort();
     await expect(call).rejects.toMatchObject({ name: "AbortError" });
     expect(server.received).toHaveLength(1);
   });
