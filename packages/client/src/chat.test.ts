@@ -131,9 +131,24 @@ describe("complete and text", () => {
     expect(error).toMatchObject({
       status: 404,
       body,
+      serverMessage: "The model `nope` does not exist.",
       message: expect.stringContaining("`nope` does not exist"),
     });
     expect(fetch.requests).toHaveLength(1);
+  });
+
+  it.each([
+    [{ message: "flat" }, "flat"],
+    [{ error: "a string error" }, "a string error"],
+    [{ detail: "FastAPI's detail" }, "FastAPI's detail"],
+    [{ detail: [{ msg: "a validation list" }] }, undefined],
+    ["plain text", undefined],
+  ])("keeps the server's message of an error body %j as serverMessage", async (body, serverMessage) => {
+    const answer =
+      typeof body === "string" ? new Response(body, { status: 400 }) : json(body, { status: 400 });
+    const chat = createChatClient({ baseUrl, fetch: fakeFetch(answer) });
+    const error = await chat.listModels().catch((e: unknown) => e);
+    expect(error).toMatchObject({ status: 400, serverMessage });
   });
 
   it("does not retry a completion on a 5xx by default (a generation costs GPU time)", async () => {

@@ -43,6 +43,8 @@ export interface StudioApiErrorDetails {
   readonly status: number;
   /** The parsed JSON body, or the text when it is not JSON (an HTML page from a proxy, say). */
   readonly body: unknown;
+  /** The server's own message, when its body has one (`{ message }`, `{ error: { message } }`, `{ error }`, `{ detail }`). */
+  readonly serverMessage?: string | undefined;
   readonly headers: Readonly<Record<string, string>>;
   readonly requestId: string | undefined;
   /** How long the server asked to wait (`Retry-After` or `retry-after-ms`), when it said. */
@@ -55,6 +57,7 @@ export class StudioApiError extends StudioError implements StudioApiErrorDetails
   declare readonly path: string;
   declare readonly status: number;
   declare readonly body: unknown;
+  declare readonly serverMessage: string | undefined;
   declare readonly headers: Readonly<Record<string, string>>;
   declare readonly requestId: string | undefined;
   declare readonly retryAfterMs: number | undefined;

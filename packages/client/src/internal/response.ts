@@ -53,11 +53,13 @@ export function apiErrorFrom(
   const body = text === "" ? undefined : redact(parseJson(text), secrets);
   const requestId = headers["x-request-id"] ?? headers["request-id"] ?? headers["x-correlation-id"];
   const { status } = response;
+  const serverMessage = messageOf(body);
   const details = {
     method,
     path,
     status,
     body,
+    serverMessage,
     headers,
     requestId,
     retryAfterMs: retryAfterMs(response.headers),
@@ -68,7 +70,13 @@ export function apiErrorFrom(
     return new StudioApiError(message, details);
   }
   const statusText = response.statusText ? ` ${quote(redactText(response.statusText, secrets))}` : "";
-  const message = `${method} ${path} answered ${status}${statusText}${describeBody(body, headers["content-type"])}${id}`;
+  const said =
+    serverMessage !== undefined
+      ? `: ${quote(serverMessage)}`
+      : typeof body === "string"
+        ? ` (${quote(headers["content-type"] ?? "no content type")} body of ${body.length} characters)`
+        : "";
+  const message = `${method} ${path} answered ${status}${statusText}${said}${id}`;
   const Type =
     status === 401 || status === 403
       ? StudioAuthError
@@ -102,19 +110,14 @@ function parseJson(text: string): unknown {
   }
 }
 
-/**
- * `: <the server's message>` when the body has one (`{ message }`, `{ error: { message } }`, `{ error }`,
- * `{ detail }`), else the type and size of a text body.
- */
-function describeBody(body: unknown, contentType: string | undefined): string {
-  if (typeof body === "string")
-    return ` (${quote(contentType ?? "no content type")} body of ${body.length} characters)`;
-  const record = (typeof body === "object" && body !== null ? body : {}) as Record<string, unknown>;
+/** The server's message in its error body: `{ message }`, `{ error: { message } }`, `{ error }` or `{ detail }`. */
+function messageOf(body: unknown): string | undefined {
+  if (typeof body !== "object" || body === null) return undefined;
+  const record = body as Record<string, unknown>;
   const nested = record.error as Record<string, unknown> | undefined;
-  const message = [nested?.message, record.message, nested, record.detail].find(
+  return [nested?.message, record.message, nested, record.detail].find(
     (value) => typeof value === "string",
-  );
-  return message === undefined ? "" : `: ${quote(message as string)}`;
+  ) as string | undefined;
 }
 
 /** What a message quotes of a server's text is cut short; the whole stays on the error's fields. */
