@@ -73,7 +73,13 @@ export function createCore<Paths extends {}>(
     // The global fetch is looked up at call time, never detached from globalThis (browsers care).
     send: given
       ? (request, init) => given(new Request(request, init))
-      : (request, init) => globalThis.fetch(request, init),
+      : (request, init) =>
+          globalThis.fetch(request.url, {
+            method: request.method,
+            headers: request.headers,
+            redirect: request.redirect,
+            ...init,
+          }),
     secrets: secret === undefined ? [] : [secret],
     logger: options.logger,
     maxResponseBytes: options.maxResponseBytes ?? 64 * 1024 * 1024,

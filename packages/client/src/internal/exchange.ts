@@ -58,7 +58,7 @@ export class Exchange {
     const where = `${method} ${path}`;
     this.#method = method;
     this.#path = path;
-    // A body is read once and sent again as is on each retry.
+    // A body is read once and sent as is by each attempt.
     const body = request.body && (await request.arrayBuffer());
     const signal = handover === "copy" ? request.signal : budget.signal;
     for (let attempt = 1; ; attempt++) {
