@@ -1,6 +1,5 @@
 import { MAX_TIMER_MS } from "@finetune-studio/internal";
 import type { ChatCompletionChunk } from "@finetune-studio/types";
-import { createParser } from "eventsource-parser";
 import {
   StudioConnectionError,
   StudioError,
@@ -11,6 +10,7 @@ import {
 } from "../errors.js";
 import { redactText } from "../internal/redact.js";
 import { ChunkAggregator } from "./aggregate.js";
+import { eventStreamReader } from "./event-stream.js";
 import type { StreamedChatCompletion } from "./streamed-completion.js";
 
 // A streamed chat completion: the body of a `text/event-stream` answer read as chunks, once. It owns the
@@ -181,18 +181,12 @@ export class ChatCompletionStream implements AsyncIterable<ChatCompletionChunk> 
   async *#read(): AsyncGenerator<ChatCompletionChunk, void, undefined> {
     const { maxEventSize = DEFAULT_MAX_EVENT_SIZE, secrets = [], timeoutMs } = this.#options;
     const events: string[] = [];
-    const parser = createParser({
-      onEvent: (event) => events.push(event.data),
-      // Thrown out of feed(); other errors (an unknown field, a bad retry) are ignored, as browsers do.
-      onError: (error) => {
-        if (error.type === "max-buffer-size-exceeded") {
-          throw sent(this.#where, `an event larger than ${maxEventSize} characters`);
-        }
-      },
-      maxBufferSize: maxEventSize,
-    });
+    const feed = eventStreamReader(
+      maxEventSize,
+      (data) => events.push(data),
+      () => sent(this.#where, `an event larger than ${maxEventSize} characters`),
+    );
     const decoder = new TextDecoder();
-    let text = "";
     try {
       if (this.#stopped !== undefined) throw this.#stopped;
       const reader = this.#body.getReader();
@@ -207,9 +201,7 @@ export class ChatCompletionStream implements AsyncIterable<ChatCompletionChunk> 
           throw this.#stopped ?? cut(this.#where, error);
         }
         if (this.#stopped !== undefined) throw this.#stopped;
-        // At the end, a last lone CR is a whole line end: the parser held it back to see if LF followed.
-        text = next.done ? (text.endsWith("\r") ? "\n" : "") : decoder.decode(next.value, { stream: true });
-        parser.feed(text);
+        if (!next.done) feed(decoder.decode(next.value, { stream: true }));
         // An indexed loop: for-of over the batch costs a few percent of throughput here.
         for (let i = 0; i < events.length; i++) {
           const data = events[i] as string;
