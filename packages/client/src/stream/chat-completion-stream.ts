@@ -195,7 +195,8 @@ export class ChatCompletionStream implements AsyncIterable<ChatCompletionChunk> 
           throw this.#stopped ?? cut(this.#where, error);
         }
         if (this.#stopped !== undefined) throw this.#stopped;
-        if (!next.done) feed(decoder.decode(next.value, { stream: true }));
+        if (next.done) throw cut(this.#where, undefined);
+        feed(decoder.decode(next.value, { stream: true }));
         // An indexed loop: for-of over the batch costs a few percent of throughput here.
         for (let i = 0; i < events.length; i++) {
           const data = events[i] as string;
@@ -214,7 +215,6 @@ export class ChatCompletionStream implements AsyncIterable<ChatCompletionChunk> 
           if (this.#stopped !== undefined) throw this.#stopped;
         }
         events.length = 0;
-        if (next.done && !done) throw cut(this.#where, undefined);
       }
       // The body ends right after [DONE]: reading that end lets the connection be reused. More bytes, or no
       // end within the grace period, and the body is cancelled below, closing the connection.
