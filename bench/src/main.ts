@@ -38,12 +38,12 @@ async function callSections(server: AnsweringServer): Promise<Section[]> {
   return [
     {
       title: "Per-call overhead: the three Studio operations",
-      method: `Each call goes to a local node:http server in its own process that answers with the contract's example (ProjectTreeFull, RecommendationsCompleted, TraceScored). Raw fetch builds the same request by hand; openapi-fetch is bare; @finetune-studio/client runs with validation on, 2 retries and a 60 s per-attempt timeout. ${shape} Target (issue #10): the client's median at most 15 µs above bare openapi-fetch's on each operation.`,
+      method: `Each call goes to a local node:http server in its own process that answers with the contract's example (ProjectTreeFull, RecommendationsCompleted, TraceScored). Raw fetch builds the same request by hand; openapi-fetch is bare; @finetune-studio/client runs with validation on, 2 retries and a 60 s per-attempt timeout. ${shape} Target (issues #10 and #21): the client's median at most 15 µs above bare openapi-fetch's on each operation.`,
       table: studio,
     },
     {
       title: "Chat call: our chat client vs the openai package",
-      method: `The same local server answers POST /v1/chat/completions with the ChatCompletionReply example; each package runs with its defaults. ${shape} Target (issue #10): our throughput with 64 callers at least openai's.`,
+      method: `The same local server answers POST /v1/chat/completions with the ChatCompletionReply example; each package runs with its defaults. ${shape} Target (issues #10 and #21): our throughput with 64 callers at least openai's.`,
       table: chat,
     },
   ];
@@ -93,7 +93,7 @@ async function main(): Promise<void> {
   sections.push({
     title: "Bundle size",
     method:
-      "esbuild bundles a one-line entry that re-exports what an app would import (browser platform, ESM, minified, tree-shaken, es2022); the output is gzipped at level 9. Target (issue #10): the whole client at most 5.0 KiB without streaming (the streaming section measures that bundle).",
+      "esbuild bundles a one-line entry that re-exports what an app would import (browser platform, ESM, minified, tree-shaken, es2022); the output is gzipped at level 9. Target (issue #21): the whole client at most 11.5 KiB (under a third of openai's chat entry), createStudioClient alone at most 6.5 KiB, createChatClient alone (streaming included) at most 9.0 KiB.",
     table: await measureBundleSizes(),
   });
 
@@ -101,7 +101,7 @@ async function main(): Promise<void> {
   sections.push({
     title: "Cold import time",
     method:
-      "A fresh `node --input-type=module -e` per run times `await import(...)` inside itself (Node's own start-up left out); packages alternate run by run, after one untimed run each. Target (issue #10): our median at most 1.25× openapi-fetch's and at most 0.20× openai's.",
+      "A fresh `node --input-type=module -e` per run times `await import(...)` inside itself (Node's own start-up left out); packages alternate run by run, after one untimed run each. Target (issues #10 and #21): our median at most 1.25× openapi-fetch's and at most 0.20× openai's.",
     table: await measureColdImports(settings.coldImportRuns),
   });
 
