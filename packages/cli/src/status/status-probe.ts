@@ -1,4 +1,5 @@
 import {
+  type ChatClient,
   createChatClient,
   type FetchFunction,
   StudioApiError,
@@ -120,7 +121,7 @@ export async function probeInstance(
 
 /** One read of /metrics (vLLM's Prometheus text), timed, or why it failed. */
 async function scrapeMetrics(
-  chat: ReturnType<typeof createChatClient>,
+  chat: ChatClient,
   signal: AbortSignal,
   timeoutMs: number,
 ): Promise<MetricsScrape | string> {
