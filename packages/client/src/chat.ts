@@ -10,17 +10,10 @@ import {
 } from "@finetune-studio/types";
 import type { Client } from "openapi-fetch";
 import { StudioError, StudioValidationError } from "./errors.js";
-import { wrongAnswer } from "./internal/answers.js";
-import { createCore, openStream, result } from "./internal/core.js";
+import { brokenCompletion, brokenModelList } from "./internal/answers.js";
+import { createCore } from "./internal/core.js";
 import { checkWaitOptions, isTransient, poll } from "./internal/poll.js";
-import {
-  assertCredential,
-  checkLimit,
-  checkObject,
-  isPlainObject,
-  type Limit,
-  refuse,
-} from "./internal/validate.js";
+import { assertCredential, checkLimit, checkObject, type Limit, refuse } from "./internal/validate.js";
 import type { ClientOptions, RequestOptions } from "./options.js";
 import { ChatCompletionStream } from "./stream/chat-completion-stream.js";
 
@@ -104,29 +97,25 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
     // The OpenAI SDK wants `<server>/v1`; this client adds `/v1` itself, so that would call `/v1/v1/...`.
     throw new StudioValidationError("baseUrl", "must be the server's root URL, without /v1", core.baseUrl);
   }
-  const { raw, api } = core;
+  const { api } = core;
   // The key goes to the OpenAI-compatible routes only; `/health` needs none.
   const headers = apiKey === undefined ? undefined : { Authorization: `Bearer ${apiKey}` };
 
   async function complete(request: ChatCompletionRequest, callOptions?: RequestOptions) {
     checkChatRequest(request, false);
-    const call = core.call("POST", "/v1/chat/completions", callOptions);
-    const data: unknown = await result(
-      call,
-      api.POST("/v1/chat/completions", { body: request, headers, fetch: call.fetch }),
-    );
-    if (!isPlainObject(data) || !Array.isArray(data.choices) || data.object === "chat.completion.chunk")
-      throw wrongAnswer(call, "a completion has a choices array");
-    return data as ChatCompletion;
+    return (await core.run(
+      callOptions,
+      (sending) => api.POST("/v1/chat/completions", { body: request, headers, ...sending }),
+      brokenCompletion,
+    )) as ChatCompletion;
   }
 
   async function listModels(callOptions?: RequestOptions) {
-    const call = core.call("GET", "/v1/models", callOptions);
-    const data = await result(call, api.GET("/v1/models", { headers, fetch: call.fetch }));
-    if (!isPlainObject(data) || !Array.isArray(data.data) || !data.data.every(isPlainObject)) {
-      throw wrongAnswer(call, "a model list has a data array of objects");
-    }
-    return data;
+    return (await core.run(
+      callOptions,
+      (sending) => api.GET("/v1/models", { headers, ...sending }),
+      brokenModelList,
+    )) as ModelList;
   }
 
   /** The runtime LoRA routes answer a sentence of text on success, vLLM's JSON error otherwise. */
@@ -141,33 +130,26 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
       if (typeof given[field] !== "string")
         throw refuse(`adapter.${field}`, "must be a string", given[field]);
     }
-    const call = core.call("POST", path, callOptions);
-    const text: unknown = await result(
-      call,
-      api.POST(path, { body: body as never, headers, parseAs: "text", fetch: call.fetch }),
-    );
-    return typeof text === "string" ? text : "";
+    return (await core.run(
+      callOptions,
+      (sending) => api.POST(path, { body: body as never, headers, ...sending }),
+      undefined,
+      "text",
+    )) as string;
   }
 
-  async function probeHealth(callOptions?: RequestOptions): Promise<void> {
-    const call = core.call("GET", "/health", callOptions);
-    await result(call, api.GET("/health", { parseAs: "text", fetch: call.fetch }));
-  }
+  const probeHealth = (callOptions?: RequestOptions) =>
+    core.run(callOptions, (sending) => api.GET("/health", { ...sending }), undefined, "text");
 
   return {
     complete,
     async stream(request, streamOptions) {
       checkChatRequest(request, true);
       const { signal, timeoutMs } = streamOptions ?? {};
-      const call = core.call("POST", "/v1/chat/completions", { signal, timeoutMs, maxRetries: 0 }, true);
       const body = { ...request, stream: true };
-      const pending = api.POST("/v1/chat/completions", {
-        body,
-        headers,
-        parseAs: "stream",
-        fetch: call.fetch,
-      });
-      const response = await openStream(call, pending);
+      const response = await core.stream({ signal, timeoutMs, maxRetries: 0 }, (sending) =>
+        api.POST("/v1/chat/completions", { body, headers, ...sending }),
+      );
       return ChatCompletionStream.fromResponse(response, {
         signal,
         timeoutMs: timeoutMs ?? core.timeoutMs,
@@ -223,7 +205,7 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
     },
     loadLoraAdapter: (adapter, callOptions) => loraRoute("/v1/load_lora_adapter", adapter, callOptions),
     unloadLoraAdapter: (adapter, callOptions) => loraRoute("/v1/unload_lora_adapter", adapter, callOptions),
-    raw,
+    raw: api,
   };
 }
 

@@ -11,8 +11,8 @@ import {
 } from "@finetune-studio/types";
 import type { Client } from "openapi-fetch";
 import { StudioRecommendationsFailedError, StudioValidationError } from "./errors.js";
-import { expectProjectTree, expectRecommendations, expectTrace } from "./internal/answers.js";
-import { createCore, result } from "./internal/core.js";
+import { brokenProjectTree, brokenRecommendations, brokenTrace } from "./internal/answers.js";
+import { createCore } from "./internal/core.js";
 import { checkWaitOptions, poll } from "./internal/poll.js";
 import { redact } from "./internal/redact.js";
 import {
@@ -65,7 +65,10 @@ export interface StudioClient {
   ): Promise<CompletedRecommendations>;
   /** `PUT /api/v1/traces/{id}`: sets the fields given (score, feedback, projectId); returns the whole trace. */
   updateTrace(traceId: string, update: TraceUpdate, options?: RequestOptions): Promise<Trace>;
-  /** The underlying openapi-fetch client (token and headers included), for what the helpers do not cover. */
+  /**
+   * The underlying openapi-fetch client (token and headers included), for what the helpers do not cover. Its
+   * requests take the client's timeout, retries and byte bound too; an error answer is its `error`.
+   */
   readonly raw: Client<paths>;
 }
 
@@ -95,33 +98,31 @@ export function createStudioClient(options: StudioClientOptions): StudioClient {
     timeoutMs: 60_000,
     maxRetries: 2,
   });
-  const { raw, api } = core;
+  const { api } = core;
 
+  // Each operation once: its input checked against the contract, its request, the check of its answer.
   async function getRecommendations(snapshotId: string, callOptions?: RequestOptions) {
     checkLimit("snapshotId", snapshotId, snapshotIdLimit);
-    const call = core.call("GET", `/api/v1/public/recommendations/${snapshotId}`, callOptions);
-    const data = await result(
-      call,
-      api.GET("/api/v1/public/recommendations/{snapshotId}", {
-        params: { path: { snapshotId } },
-        fetch: call.fetch,
-      }),
-    );
-    return expectRecommendations(call, data, snapshotId);
+    return (await core.run(
+      callOptions,
+      (sending) =>
+        api.GET("/api/v1/public/recommendations/{snapshotId}", {
+          params: { path: { snapshotId } },
+          ...sending,
+        }),
+      (data) => brokenRecommendations(data, snapshotId),
+    )) as Recommendations;
   }
 
   return {
     async getProjectTree(projectId, callOptions) {
       checkLimit("projectId", projectId, projectIdLimit);
-      const call = core.call("GET", `/api/v1/public/projects/${projectId}`, callOptions);
-      const data = await result(
-        call,
-        api.GET("/api/v1/public/projects/{projectId}", {
-          params: { path: { projectId } },
-          fetch: call.fetch,
-        }),
-      );
-      return expectProjectTree(call, data);
+      return (await core.run(
+        callOptions,
+        (sending) =>
+          api.GET("/api/v1/public/projects/{projectId}", { params: { path: { projectId } }, ...sending }),
+        brokenProjectTree,
+      )) as ProjectTree;
     },
 
     getRecommendations,
@@ -157,15 +158,14 @@ export function createStudioClient(options: StudioClientOptions): StudioClient {
     async updateTrace(traceId, update, callOptions) {
       checkLimit("traceId", traceId, traceIdLimit);
       const body = checkTraceUpdate(update);
-      const call = core.call("PUT", `/api/v1/traces/${traceId}`, callOptions);
-      const data = await result(
-        call,
-        api.PUT("/api/v1/traces/{id}", { params: { path: { id: traceId } }, body, fetch: call.fetch }),
-      );
-      return expectTrace(call, data, traceId);
+      return (await core.run(
+        callOptions,
+        (sending) => api.PUT("/api/v1/traces/{id}", { params: { path: { id: traceId } }, body, ...sending }),
+        (data) => brokenTrace(data, traceId),
+      )) as Trace;
     },
 
-    raw,
+    raw: api,
   };
 }
 

@@ -5,7 +5,7 @@ import type { ChatPaths } from "@finetune-studio/types";
 import { afterEach, describe, expect, it } from "vitest";
 import { StudioApiError, StudioAuthError, StudioTimeoutError } from "../errors.js";
 import { type FaultServer, type Handler, reply, startFaultServer } from "../test/fault-server.js";
-import { createCore, openStream } from "./core.js";
+import { createCore } from "./core.js";
 
 const servers: FaultServer[] = [];
 afterEach(async () => {
@@ -28,13 +28,10 @@ async function core(handlers: Handler[], timeoutMs = 5_000) {
 }
 
 function stream(made: Awaited<ReturnType<typeof core>>["made"], options?: { signal?: AbortSignal }) {
-  const call = made.call("POST", "/v1/chat/completions", options, true);
-  return openStream(
-    call,
+  return made.stream(options, (sending) =>
     made.api.POST("/v1/chat/completions", {
       body: { model: "m", messages: [{ role: "user", content: "hi" }], stream: true } as never,
-      parseAs: "stream",
-      fetch: call.fetch,
+      ...sending,
     }),
   );
 }
@@ -55,7 +52,7 @@ const slowEvents =
     response.on("close", () => clearInterval(timer));
   };
 
-describe("openStream", () => {
+describe("core.stream", () => {
   it("resolves with the unread body, which may outlast the attempt's timeout", async () => {
     const { server, made } = await core([slowEvents(3, 150)], 200);
     const response = await stream(made);

@@ -65,7 +65,7 @@ export function apiErrorFrom(
     retryAfterMs: retryAfterMs(response.headers),
   };
   const id = requestId === undefined ? "" : ` [request id ${quote(requestId)}]`;
-  if (response.redirected || response.type === "opaqueredirect" || (status >= 300 && status < 400)) {
+  if (isRedirect(response)) {
     const message = `${method} ${path} was redirected (${status || "opaque"}) to ${target(response, secrets)}; the API has no redirects, so nothing was sent there${id}`;
     return new StudioApiError(message, details);
   }
@@ -88,6 +88,12 @@ export function apiErrorFrom(
             ? StudioServerError
             : StudioApiError;
   return new Type(message, details);
+}
+
+/** A 3xx answer, or one a fetch followed (or could not show, in a browser): the API has no redirects. */
+export function isRedirect(response: Response): boolean {
+  const { status } = response;
+  return response.redirected || response.type === "opaqueredirect" || (status >= 300 && status < 400);
 }
 
 /** Where a redirect pointed, without its query or fragment (they may carry anything). */

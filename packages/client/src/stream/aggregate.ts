@@ -11,30 +11,28 @@ export class ChunkAggregator {
   #head: ChatCompletionChunk | undefined;
   #usage: StreamedChatCompletion["usage"];
   #fingerprint: string | undefined;
-  readonly #choices = new Map<number, ChatCompletionChoice>();
-  /** Tool calls by the index of their choice, then by their own. */
-  readonly #calls = new Map<number, Map<number, ChatToolCall>>();
+  /** Each choice by its index, with its tool calls by theirs. */
+  readonly #choices = new Map<number, [ChatCompletionChoice, Map<number, ChatToolCall>]>();
 
   add(chunk: ChatCompletionChunk): void {
     this.#head ??= chunk;
     this.#usage = chunk.usage ?? this.#usage;
     this.#fingerprint = chunk.system_fingerprint ?? this.#fingerprint;
     for (const { index, delta, finish_reason, stop_reason, logprobs } of chunk.choices) {
-      let choice = this.#choices.get(index);
-      if (choice === undefined) {
-        choice = { index, message: { role: "assistant", content: null }, finish_reason: null };
-        this.#choices.set(index, choice);
+      let entry = this.#choices.get(index);
+      if (entry === undefined) {
+        entry = [{ index, message: { role: "assistant", content: null }, finish_reason: null }, new Map()];
+        this.#choices.set(index, entry);
       }
+      const [choice, calls] = entry;
       const { message } = choice;
       if (typeof delta?.role === "string") message.role = delta.role;
       for (const field of TEXT_FIELDS) {
         const piece = delta?.[field];
         if (typeof piece === "string") message[field] = (message[field] ?? "") + piece;
       }
+      // The first fragment of a call carries its id, type and name; later ones add to the arguments.
       if (Array.isArray(delta?.tool_calls)) {
-        const calls = this.#calls.get(index) ?? new Map<number, ChatToolCall>();
-        this.#calls.set(index, calls);
-        // The first fragment of a call carries its id, type and name; later ones add to the arguments.
         for (const { index: at, id, function: fn } of delta.tool_calls) {
           const call = calls.get(at) ?? { id: "", type: "function", function: { name: "", arguments: "" } };
           calls.set(at, call);
@@ -59,12 +57,9 @@ export class ChunkAggregator {
       object: "chat.completion",
       created: head?.created ?? 0,
       model: head?.model ?? "",
-      choices: byIndex(this.#choices).map((choice) => {
-        const calls = this.#calls.get(choice.index);
-        return calls?.size
-          ? { ...choice, message: { ...choice.message, tool_calls: byIndex(calls) } }
-          : choice;
-      }),
+      choices: byIndex(this.#choices).map(([choice, calls]) =>
+        calls.size ? { ...choice, message: { ...choice.message, tool_calls: byIndex(calls) } } : choice,
+      ),
     };
     if (this.#usage !== undefined) completion.usage = this.#usage;
     if (this.#fingerprint !== undefined) completion.system_fingerprint = this.#fingerprint;

@@ -1,16 +1,15 @@
 import { MAX_TIMER_MS } from "@finetune-studio/internal";
 import type { ChatCompletionChunk } from "@finetune-studio/types";
-import { createParser } from "eventsource-parser";
 import {
   StudioConnectionError,
   StudioError,
   StudioStreamError,
-  type StudioStreamServerError,
   StudioTimeoutError,
   StudioValidationError,
 } from "../errors.js";
-import { redactText } from "../internal/redact.js";
 import { ChunkAggregator } from "./aggregate.js";
+import { eventStreamReader } from "./event-stream.js";
+import { parseChunk, sent, type Where } from "./parse-chunk.js";
 import type { StreamedChatCompletion } from "./streamed-completion.js";
 
 // A streamed chat completion: the body of a `text/event-stream` answer read as chunks, once. It owns the
@@ -36,14 +35,9 @@ export interface ChatCompletionStreamOptions {
 const DEFAULT_MAX_EVENT_SIZE = 1_048_576;
 /** How long the end of the body may lag behind `data: [DONE]` before the connection is closed instead. */
 const AFTER_DONE_GRACE_MS = 100;
-/** Deeper JSON is refused: real chunks nest about 7 levels, and 512 is safe for any recursive walker. */
-const MAX_JSON_DEPTH = 512;
 const STOPPED_EARLY =
   "the stream was closed before its end (the loop stopped early), so it has no final completion";
 const noop = () => {};
-
-/** The request, for messages: exactly the fields the errors carry. */
-type Where = Pick<StudioStreamError, "method" | "path">;
 
 export class ChatCompletionStream implements AsyncIterable<ChatCompletionChunk> {
   readonly #body: ReadableStream<Uint8Array>;
@@ -181,18 +175,12 @@ export class ChatCompletionStream implements AsyncIterable<ChatCompletionChunk> 
   async *#read(): AsyncGenerator<ChatCompletionChunk, void, undefined> {
     const { maxEventSize = DEFAULT_MAX_EVENT_SIZE, secrets = [], timeoutMs } = this.#options;
     const events: string[] = [];
-    const parser = createParser({
-      onEvent: (event) => events.push(event.data),
-      // Thrown out of feed(); other errors (an unknown field, a bad retry) are ignored, as browsers do.
-      onError: (error) => {
-        if (error.type === "max-buffer-size-exceeded") {
-          throw sent(this.#where, `an event larger than ${maxEventSize} characters`);
-        }
-      },
-      maxBufferSize: maxEventSize,
-    });
+    const feed = eventStreamReader(
+      maxEventSize,
+      (data) => events.push(data),
+      () => sent(this.#where, `an event larger than ${maxEventSize} characters`),
+    );
     const decoder = new TextDecoder();
-    let text = "";
     try {
       if (this.#stopped !== undefined) throw this.#stopped;
       const reader = this.#body.getReader();
@@ -207,9 +195,8 @@ export class ChatCompletionStream implements AsyncIterable<ChatCompletionChunk> 
           throw this.#stopped ?? cut(this.#where, error);
         }
         if (this.#stopped !== undefined) throw this.#stopped;
-        // At the end, a last lone CR is a whole line end: the parser held it back to see if LF followed.
-        text = next.done ? (text.endsWith("\r") ? "\n" : "") : decoder.decode(next.value, { stream: true });
-        parser.feed(text);
+        if (next.done) throw cut(this.#where, undefined);
+        feed(decoder.decode(next.value, { stream: true }));
         // An indexed loop: for-of over the batch costs a few percent of throughput here.
         for (let i = 0; i < events.length; i++) {
           const data = events[i] as string;
@@ -228,7 +215,6 @@ export class ChatCompletionStream implements AsyncIterable<ChatCompletionChunk> 
           if (this.#stopped !== undefined) throw this.#stopped;
         }
         events.length = 0;
-        if (next.done && !done) throw cut(this.#where, undefined);
       }
       // The body ends right after [DONE]: reading that end lets the connection be reused. More bytes, or no
       // end within the grace period, and the body is cancelled below, closing the connection.
@@ -291,67 +277,4 @@ function whereOf(options: ChatCompletionStreamOptions, path: string): Where {
 function cut({ method, path }: Where, cause: unknown): StudioConnectionError {
   const message = `${method} ${path}: the connection closed before the stream's end (data: [DONE])`;
   return new StudioConnectionError(message, { method, path, cause });
-}
-
-/** A StudioStreamError for what the server sent; with the server's own error event, its message (capped). */
-function sent(where: Where, what: string, serverError?: StudioStreamServerError): StudioStreamError {
-  const said = serverError?.message ?? "";
-  const detail = serverError ? `: ${said.length > 500 ? `${said.slice(0, 500)}…` : said}` : "";
-  return new StudioStreamError(`${where.method} ${where.path} sent ${what} inside the stream${detail}`, {
-    ...where,
-    serverError,
-  });
-}
-
-/** One `data:` payload to a chunk, trusting nothing: it may be an error event, not JSON, or nested too deep. */
-function parseChunk(data: string, where: Where, secrets: readonly string[]): ChatCompletionChunk {
-  // Depth needs two characters a level, so short payloads (nearly every chunk) skip the scan.
-  if (data.length > 2 * MAX_JSON_DEPTH && tooDeep(data)) {
-    throw sent(where, `an event nested more than ${MAX_JSON_DEPTH} levels deep`);
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(data);
-  } catch (error) {
-    // Some engines parse recursively and overflow before the scan's limit; a SyntaxError quotes the payload.
-    const what =
-      error instanceof RangeError ? "an event nested too deeply to parse" : "an event that is not JSON";
-    throw sent(where, `${what} (${data.length} characters)`);
-  }
-  const kind = Array.isArray(value) ? "array" : typeof value;
-  if (kind !== "object" || value === null) throw sent(where, `an event that is not a JSON object (${kind})`);
-  const record = value as Record<string, unknown>;
-  if (record.error !== undefined || record.object === "error") {
-    // vLLM sends `{"error": {message, type, param, code}}` after a 200; also `{"error": "text"}`, or an
-    // unwrapped `{"object": "error", "message": ...}`.
-    const inner = record.error === undefined ? record : record.error;
-    const body = (typeof inner === "object" && inner !== null ? inner : {}) as Record<string, unknown>;
-    const scrub = (text: unknown) => (typeof text === "string" ? redactText(text, secrets) : undefined);
-    throw sent(where, "an error", {
-      message: scrub(typeof inner === "string" ? inner : body.message) ?? "(no message)",
-      type: scrub(body.type),
-      code: typeof body.code === "number" ? body.code : scrub(body.code),
-      param: scrub(body.param),
-    });
-  }
-  if (!Array.isArray(record.choices)) {
-    throw sent(where, "an event that is not a chat.completion.chunk (no choices array)");
-  }
-  return value as ChatCompletionChunk;
-}
-
-/** Whether brackets nest deeper than MAX_JSON_DEPTH outside strings; a linear scan that never recurses. */
-function tooDeep(json: string): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < json.length; i++) {
-    const code = json.charCodeAt(i);
-    if (code === 0x5c)
-      i++; // a backslash (valid only in a string) escapes the next character
-    else if (code === 0x22) inString = !inString;
-    else if (inString) continue;
-    else if ((code === 0x5b || code === 0x7b) && ++depth > MAX_JSON_DEPTH) return true;
-    else if (code === 0x5d || code === 0x7d) depth--;
-  }
-  return false;
 }

@@ -1,0 +1,229 @@
+import { describeValue } from "@finetune-studio/internal";
+import { StudioApiError, StudioConnectionError, StudioError, StudioTimeoutError } from "../errors.js";
+import type { StudioRequestLog } from "../logger.js";
+import type { ClientOptions } from "../options.js";
+import { containsSecret, redactText } from "./redact.js";
+import { apiErrorFrom, decodeText, isRedirect, readBody } from "./response.js";
+import { backoffMs, isRetryableStatus, MAX_RETRY_AFTER_MS } from "./retry.js";
+import { LinkedSignal, sleep } from "./signals.js";
+
+// One call over the network, as the `fetch` openapi-fetch is given: attempts with a timeout each (until the
+// whole body is read), retries with backoff and Retry-After, redirects refused, every body read at most
+// maxResponseBytes, a log entry per attempt, and each failure a StudioError with the secrets scrubbed.
+
+/** What a client fixes once. */
+export interface Transport {
+  /** Sends one attempt: the request with this attempt's signal and the body read once. */
+  readonly send: (request: Request, init: RequestInit) => Promise<Response>;
+  readonly secrets: readonly string[];
+  readonly logger: ClientOptions["logger"];
+  readonly maxResponseBytes: number;
+}
+
+/** What one call may take. */
+export interface Budget {
+  readonly signal: AbortSignal | undefined;
+  readonly timeoutMs: number;
+  readonly maxRetries: number;
+}
+
+/**
+ * How a 2xx answer is handed back. keep: its body is read here, within the attempt, for `json()` and
+ * `text()` (openapi-fetch must not read it: `parseAs: "stream"`). stream: unread, for a stream that keeps
+ * its own time. copy: read here and handed on in a new Response, error answers too, for the raw client.
+ */
+export type Handover = "keep" | "stream" | "copy";
+
+/** A 2xx answer's flaw against the contract: the rule it breaks and, when given, the part that breaks it. */
+export type Broken = [rule: string, got?: unknown];
+
+export class Exchange {
+  #method = "";
+  #path = "";
+  #status = 0;
+  #body: Uint8Array | null = null;
+
+  constructor(
+    readonly transport: Transport,
+    readonly budget: Budget,
+    readonly handover: Handover,
+  ) {}
+
+  /** The `fetch` for openapi-fetch: every attempt of the request it built. */
+  readonly fetch = async (request: Request): Promise<Response> => {
+    const { transport, budget, handover } = this;
+    // The method and the path (without the query) name the call in messages and logs.
+    const { method } = request;
+    const path = request.url.replace(/^[^/]*\/\/[^/]*|[?#].*$/g, "");
+    const where = `${method} ${path}`;
+    this.#method = method;
+    this.#path = path;
+    // A body is read once and sent as is by each attempt.
+    const body = request.body && (await request.arrayBuffer());
+    const signal = handover === "copy" ? request.signal : budget.signal;
+    for (let attempt = 1; ; attempt++) {
+      if (signal?.aborted) throw signal.reason;
+      const started = Date.now();
+      const linked = new LinkedSignal(signal, budget.timeoutMs);
+      const log = (outcome: StudioRequestLog["outcome"], status?: number, retryInMs?: number) =>
+        this.#log({ attempt, status, durationMs: Date.now() - started, outcome, retryInMs }, request.headers);
+      let failure: StudioError;
+      let status: number | undefined;
+      try {
+        let response = await transport.send(request, { body, signal: linked.signal });
+        status = response.status;
+        if (response.ok && !response.redirected) {
+          // A stream's body outlives its attempt's timer, but not the caller's signal.
+          if (handover === "stream") linked.stopTimer();
+          else response = await this.#take(response, where).finally(() => linked.dispose());
+          this.#status = status;
+          log("ok", status);
+          return response;
+        }
+        const bytes = await readBody(response, transport.maxResponseBytes, "").catch(() => null);
+        linked.dispose();
+        failure = apiErrorFrom(method, path, response, bytes, transport.secrets);
+        // The raw client hands its last error answer on, as openapi-fetch's `error`; never a redirect's.
+        if (handover === "copy" && !isRedirect(response) && this.#retries(failure, attempt) === undefined) {
+          log("http-error", status);
+          return new Response(bytes as BodyInit | null, response);
+        }
+      } catch (error) {
+        linked.dispose();
+        if (signal?.aborted) {
+          log("aborted", status);
+          throw signal.reason;
+        }
+        failure =
+          error instanceof StudioError
+            ? error
+            : linked.timedOut
+              ? new StudioTimeoutError(
+                  `${where} timed out after ${budget.timeoutMs} ms (attempt ${attempt})`,
+                  {
+                    timeoutMs: budget.timeoutMs,
+                  },
+                )
+              : this.#networkFailure(error);
+      }
+      const retryInMs = this.#retries(failure, attempt);
+      log(outcomeOf(failure), status, retryInMs);
+      if (retryInMs === undefined) throw failure;
+      await sleep(retryInMs, signal);
+    }
+  };
+
+  /** `METHOD /path` of the request, for messages. */
+  get #where(): string {
+    return this.#method ? `${this.#method} ${this.#path}` : "the request";
+  }
+
+  /** The kept body as JSON (undefined when empty); a StudioError when it is not JSON. */
+  json(): unknown {
+    const text = this.text();
+    try {
+      return text === "" ? undefined : JSON.parse(text);
+    } catch {
+      throw new StudioError(`${this.#where} answered ${this.#status} with a body that is not valid JSON`);
+    }
+  }
+
+  /** The kept body as text. */
+  text(): string {
+    return this.#body ? decodeText(this.#body) : "";
+  }
+
+  /** The error for a 2xx answer that breaks the contract. */
+  broken([rule, ...got]: Broken): StudioError {
+    const answered = `${this.#where} answered ${this.#status} with`;
+    if (!this.#body?.byteLength) return new StudioError(`${answered} an empty body: ${rule}`);
+    const given = got.length > 0 ? ` (got ${describeValue(got[0])})` : "";
+    return new StudioError(`${answered} a body that breaks the contract: ${rule}${given}`);
+  }
+
+  /** What reached the caller of an openapi-fetch call instead of its answer. */
+  failure(error: unknown): unknown {
+    if (error instanceof StudioError || this.budget.signal?.aborted) return error;
+    // Nothing went over the wire: openapi-fetch could not build the request (a header it refused, say).
+    return new StudioError(`${this.#where} could not be sent: ${this.#safeText(error)}`);
+  }
+
+  /** The 2xx answer with its body read, kept here or copied into the Response handed on. */
+  async #take(response: Response, where: string): Promise<Response> {
+    const bytes = await readBody(response, this.transport.maxResponseBytes, where);
+    if (this.handover === "copy") return new Response(bytes as BodyInit | null, response);
+    this.#body = bytes;
+    return response;
+  }
+
+  /** How long to wait before retrying after `failure`, or undefined when it must not be retried. */
+  #retries(failure: StudioError, attempt: number): number | undefined {
+    if (attempt > this.budget.maxRetries) return undefined;
+    if (failure instanceof StudioApiError) {
+      if (!isRetryableStatus(failure.status)) return undefined;
+      const asked = failure.retryAfterMs;
+      if (asked !== undefined) return asked <= MAX_RETRY_AFTER_MS ? asked : undefined;
+    } else if (!(failure instanceof StudioTimeoutError || failure instanceof StudioConnectionError)) {
+      return undefined;
+    }
+    return backoffMs(attempt);
+  }
+
+  /** A fetch that threw: a connection error, unless it failed in this process (then it is not retried). */
+  #networkFailure(error: unknown): StudioError {
+    const where = this.#where;
+    const text = this.#safeText(error);
+    if (error instanceof RangeError || error instanceof ReferenceError || error instanceof SyntaxError) {
+      return new StudioError(`${where} failed in this process: ${text}`);
+    }
+    // The original error is kept for debugging, unless anything in it mentions a secret.
+    let trace = printable(error);
+    for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+      trace += `${e.message}\n${e.stack ?? ""}\n`;
+    }
+    const cause = containsSecret(trace, this.transport.secrets) ? undefined : error;
+    return new StudioConnectionError(`${where} failed: ${text}`, {
+      method: this.#method,
+      path: this.#path,
+      cause,
+    });
+  }
+
+  /** The error's message and, when there is one, its cause's code and message (undici puts the reason there). */
+  #safeText(error: unknown): string {
+    let text = error instanceof Error ? error.message : printable(error);
+    const cause = error instanceof Error ? error.cause : undefined;
+    if (cause instanceof Error) {
+      const code = (cause as { code?: unknown }).code;
+      text += ` (${typeof code === "string" ? `${code}: ` : ""}${cause.message})`;
+    }
+    return redactText(text, this.transport.secrets);
+  }
+
+  #log(entry: Omit<StudioRequestLog, "method" | "path" | "authorization">, headers: Headers): void {
+    try {
+      this.transport.logger?.({
+        method: this.#method,
+        path: this.#path,
+        ...entry,
+        authorization: headers.has("authorization") ? "Bearer [redacted]" : undefined,
+      });
+    } catch {
+      // A logger that throws must not turn a good answer into a failure.
+    }
+  }
+}
+
+function outcomeOf(failure: StudioError): StudioRequestLog["outcome"] {
+  if (failure instanceof StudioApiError) return "http-error";
+  return failure instanceof StudioTimeoutError ? "timeout" : "connection-error";
+}
+
+/** `String(value)`, which throws for some objects (no prototype, a throwing toString): never here. */
+function printable(value: unknown): string {
+  try {
+    return String(value);
+  } catch {
+    return `a ${typeof value} that cannot be printed`;
+  }
+}
