@@ -54,6 +54,13 @@ beforeAll(async () => {
         .writeHead(206)
         .end(match ? body.subarray(Number(match[1]), Number(match[2]) + 1) : body);
     }
+    if (repo === "org/norange" && file === "config.json") return void res.end(JSON.stringify(CONFIG));
+    if (repo === "org/norange" && file === "model.safetensors") {
+      // Ignores the range and streams the whole "weights", with no length announced.
+      res.writeHead(200);
+      for (let i = 0; i < 64; i++) res.write(Buffer.alloc(16 * 1024));
+      return void res.end();
+    }
     res.writeHead(404).end("not found");
   });
 });
@@ -93,6 +100,12 @@ describe("reading a model from the hub (a stand-in on 127.0.0.1)", () => {
     ["a gated repository the token cannot open", "org/gated", TOKEN, /refused the token \(403\)/],
     ["a missing repository", "org/nothing", undefined, /has no config\.json \(is the name right\?\)/],
     ["a rate limit", "org/limited", undefined, /limiting requests \(429\)/],
+    [
+      "a hub that ignores the range and sends the whole file",
+      "org/norange",
+      undefined,
+      /model\.safetensors: the answer is larger than 8 bytes/,
+    ],
   ])("%s: a clear error", async (_, repo, token, message) => {
     const error = await read(repo, token).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(HubError);
@@ -109,6 +122,7 @@ describe("reading a model from the hub (a stand-in on 127.0.0.1)", () => {
   it("allows plain http only on loopback endpoints", () => {
     expect(() => hubEndpoint({ HF_ENDPOINT: "http://mirror.example.com" })).toThrow(/must use https/);
     expect(hubEndpoint({ HF_ENDPOINT: "http://127.0.0.1:9" }).origin).toBe("http://127.0.0.1:9");
+    expect(hubEndpoint({ HF_ENDPOINT: "http://[::1]:9" }).origin).toBe("http://[::1]:9");
     expect(hubEndpoint({}).origin).toBe("https://huggingface.co");
   });
 });

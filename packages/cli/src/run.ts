@@ -2,10 +2,10 @@ import { createRequire } from "node:module";
 import { escapeForTerminal } from "@finetune-studio/internal";
 import { ServeConfigError } from "@finetune-studio/serve-kit";
 import { COMMANDS, findCommand } from "./commands/registry.js";
-import { ExitCode } from "./exit-codes.js";
-import { mainHelp } from "./help.js";
-import { type CliIo, UsageError } from "./io.js";
-import { cliField } from "./serve-args.js";
+import { ExitCode } from "./shared/exit-codes.js";
+import { mainHelp } from "./shared/help.js";
+import { type CliIo, UsageError } from "./shared/io.js";
+import { cliField } from "./shared/serve-args.js";
 
 /** Runs `studio-serve <args>` and resolves with the exit code. Bad input is one line on stderr and code 2. */
 export async function runCli(args: readonly string[], io: CliIo): Promise<number> {

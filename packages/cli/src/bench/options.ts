@@ -1,5 +1,5 @@
 import { type BenchSlo, parseSlo, ServeConfigError } from "@finetune-studio/serve-kit";
-import { UsageError } from "../io.js";
+import { UsageError } from "../shared/io.js";
 import type { LoadShape } from "./run-load.js";
 
 // The flags of `studio-serve bench`, checked before any request is sent.

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { ChatCompletionRequest } from "@finetune-studio/client";
-import { UsageError } from "../io.js";
+import { UsageError } from "../shared/io.js";
 
 /** The most lines (requests) a --dataset file may hold, and its size: it is read whole. */
 export const MAX_DATASET_LINES = 100_000;

@@ -1,6 +1,6 @@
 import type { ChatClient, ChatCompletionRequest } from "@finetune-studio/client";
 import { arrivalTimesMs, type BenchRequestRecord } from "@finetune-studio/serve-kit";
-import { sleep } from "../abortable-sleep.js";
+import { sleep } from "../shared/abortable-sleep.js";
 import { measureRequest } from "./measure-request.js";
 
 /** How requests are offered: at a rate (Poisson-like arrivals) or by keeping a number open at once. */

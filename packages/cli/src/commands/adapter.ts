@@ -1,7 +1,7 @@
 import { hasTerminalControl } from "@finetune-studio/internal";
-import { ExitCode } from "../exit-codes.js";
-import { type CliIo, UsageError } from "../io.js";
-import { parseCommandLine } from "../serve-args.js";
+import { ExitCode } from "../shared/exit-codes.js";
+import { type CliIo, UsageError } from "../shared/io.js";
+import { parseCommandLine } from "../shared/serve-args.js";
 import type { CliCommand } from "./command-type.js";
 import { controlPort, talkToLaunch } from "./reload.js";
 

@@ -13,10 +13,10 @@ import { BENCH_OPTIONS, type BenchPlan, type LoadLevel, planBench } from "../ben
 import { datasetRequests, syntheticRequests } from "../bench/prompts.js";
 import { formatBenchTable, formatCapacity } from "../bench/report.js";
 import { LATE_MS, type LoadRun, runLoad } from "../bench/run-load.js";
-import { ExitCode } from "../exit-codes.js";
-import { type CliIo, UsageError } from "../io.js";
-import { FileWriteError, writeFilesTogether } from "../safe-files.js";
-import { parseCommandLine } from "../serve-args.js";
+import { ExitCode } from "../shared/exit-codes.js";
+import { type CliIo, UsageError } from "../shared/io.js";
+import { FileWriteError, writeFilesTogether } from "../shared/safe-files.js";
+import { parseCommandLine } from "../shared/serve-args.js";
 import type { CliCommand } from "./command-type.js";
 import { controlPort } from "./reload.js";
 import { checkServerUrl, readApiKey } from "./status.js";

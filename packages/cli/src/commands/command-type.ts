@@ -1,4 +1,4 @@
-import type { CliIo } from "../io.js";
+import type { CliIo } from "../shared/io.js";
 
 /** One `studio-serve` command. Add a file under commands/ exporting one, and list it in registry.ts. */
 export interface CliCommand {

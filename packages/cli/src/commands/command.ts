@@ -2,11 +2,11 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { jsonForTerminal } from "@finetune-studio/internal";
 import { buildDockerCommand, buildServeCommand } from "@finetune-studio/serve-kit";
-import { ExitCode } from "../exit-codes.js";
-import { SERVE_FLAGS } from "../help.js";
-import { type CliIo, UsageError } from "../io.js";
 import { checkServeFits } from "../plan/fit-check.js";
-import { COMMAND_OPTIONS, INHERITED_KEY_NOTE, keySource, parseServeArgs } from "../serve-args.js";
+import { ExitCode } from "../shared/exit-codes.js";
+import { SERVE_FLAGS } from "../shared/help.js";
+import { type CliIo, UsageError } from "../shared/io.js";
+import { COMMAND_OPTIONS, INHERITED_KEY_NOTE, keySource, parseServeArgs } from "../shared/serve-args.js";
 import type { CliCommand } from "./command-type.js";
 
 /** `studio-serve command`: prints the vllm serve (or docker run) command, or the builder's whole output. */

@@ -1,10 +1,10 @@
 import { jsonForTerminal } from "@finetune-studio/internal";
 import { checkListenAddress } from "@finetune-studio/serve-kit";
-import { evaluateDoctor, formatDoctorTable } from "../doctor-checks.js";
-import { probeDoctor } from "../doctor-probes.js";
-import { ExitCode } from "../exit-codes.js";
-import { type CliIo, UsageError } from "../io.js";
-import { numberOrRaw, parseCommandLine } from "../serve-args.js";
+import { evaluateDoctor, formatDoctorTable } from "../doctor/doctor-checks.js";
+import { probeDoctor } from "../doctor/doctor-probes.js";
+import { ExitCode } from "../shared/exit-codes.js";
+import { type CliIo, UsageError } from "../shared/io.js";
+import { numberOrRaw, parseCommandLine } from "../shared/serve-args.js";
 import type { CliCommand } from "./command-type.js";
 
 const DOCTOR_OPTIONS = {

@@ -1,10 +1,10 @@
-import { ExitCode } from "../exit-codes.js";
 import { runFleet } from "../fleet/fleet.js";
 import { parseLayout } from "../fleet/layout.js";
-import { SERVE_FLAGS } from "../help.js";
-import type { CliIo } from "../io.js";
 import { checkServeFits } from "../plan/fit-check.js";
-import { LAUNCH_OPTIONS, parseServeArgs } from "../serve-args.js";
+import { ExitCode } from "../shared/exit-codes.js";
+import { SERVE_FLAGS } from "../shared/help.js";
+import type { CliIo } from "../shared/io.js";
+import { LAUNCH_OPTIONS, parseServeArgs } from "../shared/serve-args.js";
 import type { CliCommand } from "./command-type.js";
 
 /**

@@ -1,7 +1,7 @@
 import { haproxyConfig, nginxConfig } from "@finetune-studio/serve-kit";
-import { ExitCode } from "../exit-codes.js";
-import { type CliIo, UsageError } from "../io.js";
-import { numberOrRaw, parseCommandLine } from "../serve-args.js";
+import { ExitCode } from "../shared/exit-codes.js";
+import { type CliIo, UsageError } from "../shared/io.js";
+import { numberOrRaw, parseCommandLine } from "../shared/serve-args.js";
 import type { CliCommand } from "./command-type.js";
 
 // `studio-serve nginx` and `studio-serve haproxy`: print a load balancer's configuration for vLLM instances

@@ -1,13 +1,13 @@
 import { jsonForTerminal } from "@finetune-studio/internal";
 import { planServe } from "@finetune-studio/serve-kit";
-import { ExitCode } from "../exit-codes.js";
-import { ENGINE_FLAG_LIST, wrapList } from "../help.js";
-import { type CliIo, UsageError } from "../io.js";
 import { HubError } from "../plan/hub-reader.js";
 import { planSettingsFrom, resolvePlanGpu } from "../plan/plan-input.js";
 import { formatPlan } from "../plan/plan-table.js";
 import { readPlanModel } from "../plan/read-model.js";
-import { ENGINE_FLAGS, parseCommandLine } from "../serve-args.js";
+import { ExitCode } from "../shared/exit-codes.js";
+import { ENGINE_FLAG_LIST, wrapList } from "../shared/help.js";
+import { type CliIo, UsageError } from "../shared/io.js";
+import { ENGINE_FLAGS, parseCommandLine } from "../shared/serve-args.js";
 import type { CliCommand } from "./command-type.js";
 
 export const PLAN_OPTIONS = {

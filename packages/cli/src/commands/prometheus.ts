@@ -7,10 +7,10 @@ import {
   prometheusRules,
   ServeConfigError,
 } from "@finetune-studio/serve-kit";
-import { ExitCode } from "../exit-codes.js";
-import { type CliIo, UsageError } from "../io.js";
-import { FileWriteError, writeFilesTogether } from "../safe-files.js";
-import { parseCommandLine } from "../serve-args.js";
+import { ExitCode } from "../shared/exit-codes.js";
+import { type CliIo, UsageError } from "../shared/io.js";
+import { FileWriteError, writeFilesTogether } from "../shared/safe-files.js";
+import { parseCommandLine } from "../shared/serve-args.js";
 import type { CliCommand } from "./command-type.js";
 
 /** Each threshold flag and the builder field it sets. */

@@ -1,9 +1,9 @@
 import { escapeForTerminal } from "@finetune-studio/internal";
-import { ExitCode } from "../exit-codes.js";
 import { callControl } from "../fleet/control.js";
 import { controlSocketOf, runtimeDirOf } from "../fleet/runtime-dir.js";
-import { type CliIo, UsageError } from "../io.js";
-import { parseCommandLine } from "../serve-args.js";
+import { ExitCode } from "../shared/exit-codes.js";
+import { type CliIo, UsageError } from "../shared/io.js";
+import { parseCommandLine } from "../shared/serve-args.js";
 import type { CliCommand } from "./command-type.js";
 
 /** The port of the launch a control command talks to: --port, default 8000 as launch's. */

@@ -9,10 +9,10 @@ import {
   VLLM_STACK_CHART,
 } from "@finetune-studio/serve-kit";
 import { stringify } from "yaml";
-import { ExitCode } from "../exit-codes.js";
-import { ENGINE_FLAG_LIST, wrapList } from "../help.js";
-import { type CliIo, UsageError } from "../io.js";
-import { type ParsedStackArgs, parseStackArgs, STACK_FIELD_FLAGS } from "../stack-args.js";
+import { ExitCode } from "../shared/exit-codes.js";
+import { ENGINE_FLAG_LIST, wrapList } from "../shared/help.js";
+import { type CliIo, UsageError } from "../shared/io.js";
+import { type ParsedStackArgs, parseStackArgs, STACK_FIELD_FLAGS } from "../stack/stack-args.js";
 import type { CliCommand } from "./command-type.js";
 
 const VALUES_FILE = "values.yaml";

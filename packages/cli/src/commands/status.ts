@@ -1,14 +1,14 @@
 import { jsonForTerminal } from "@finetune-studio/internal";
 import type { MetricsScrape } from "@finetune-studio/serve-kit";
-import { sleep } from "../abortable-sleep.js";
-import { ExitCode } from "../exit-codes.js";
 import { callControl } from "../fleet/control.js";
 import { describeParts } from "../fleet/launch-state.js";
 import { controlSocketOf, findLaunch, runtimeDirOf } from "../fleet/runtime-dir.js";
-import { type CliIo, UsageError } from "../io.js";
-import { parseCommandLine } from "../serve-args.js";
-import { type InstanceStatus, type ProbeOptions, probeInstance } from "../status-probe.js";
-import { formatStatusTable } from "../status-table.js";
+import { sleep } from "../shared/abortable-sleep.js";
+import { ExitCode } from "../shared/exit-codes.js";
+import { type CliIo, UsageError } from "../shared/io.js";
+import { parseCommandLine } from "../shared/serve-args.js";
+import { type InstanceStatus, type ProbeOptions, probeInstance } from "../status/status-probe.js";
+import { formatStatusTable } from "../status/status-table.js";
 import type { CliCommand } from "./command-type.js";
 import { controlPort } from "./reload.js";
 

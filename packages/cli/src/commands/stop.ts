@@ -1,13 +1,13 @@
 import { existsSync } from "node:fs";
 import { escapeForTerminal } from "@finetune-studio/internal";
-import { sleep } from "../abortable-sleep.js";
-import { ExitCode } from "../exit-codes.js";
 import { callControl } from "../fleet/control.js";
 import { cleanUpLeftLaunch, controlSocketOf, findLaunch, runtimeDirOf } from "../fleet/runtime-dir.js";
-import { type CliIo, UsageError } from "../io.js";
 import { DEFAULT_STOP_TIMEOUT_SECONDS } from "../launch/plan.js";
-import { parseSeconds } from "../seconds.js";
-import { parseCommandLine } from "../serve-args.js";
+import { sleep } from "../shared/abortable-sleep.js";
+import { ExitCode } from "../shared/exit-codes.js";
+import { type CliIo, UsageError } from "../shared/io.js";
+import { parseSeconds } from "../shared/seconds.js";
+import { parseCommandLine } from "../shared/serve-args.js";
 import type { CliCommand } from "./command-type.js";
 import { controlPort } from "./reload.js";
 

@@ -1,7 +1,7 @@
 import { escapeForTerminal } from "@finetune-studio/internal";
-import { callLoraRoute } from "../lora-routes.js";
 import type { ControlRequest } from "./control.js";
 import type { Instance } from "./instance.js";
+import { callLoraRoute } from "./lora-routes.js";
 import type { Fleet } from "./types.js";
 
 /** Loading an adapter reads it from disk and may compile kernels: minutes on a busy GPU. */

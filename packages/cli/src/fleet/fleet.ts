@@ -7,14 +7,14 @@ import {
   probePort,
   processStartTicks,
 } from "@finetune-studio/internal";
-import { clientSnippet } from "../client-snippet.js";
-import { ExitCode } from "../exit-codes.js";
-import { type CliIo, UsageError } from "../io.js";
+import { clientSnippet } from "../launch/client-snippet.js";
 import { planLaunch } from "../launch/plan.js";
 import { describeExit, formatDuration, messageOf } from "../launch/report.js";
 import { smokeCompletion } from "../launch/smoke.js";
-import type { ParsedServeArgs } from "../serve-args.js";
-import { findExecutable } from "../which.js";
+import { ExitCode } from "../shared/exit-codes.js";
+import { type CliIo, UsageError } from "../shared/io.js";
+import type { ParsedServeArgs } from "../shared/serve-args.js";
+import { findExecutable } from "../shared/which.js";
 import { changeAdapter } from "./adapters.js";
 import { type ControlRequest, serveControl } from "./control.js";
 import { frontDoorLimit } from "./front-door-limit.js";

@@ -1,5 +1,5 @@
 import { connectionsWithinFileLimit, defaultMaxConnections } from "@finetune-studio/serve-kit";
-import { type CliIo, UsageError } from "../io.js";
+import { type CliIo, UsageError } from "../shared/io.js";
 import { hardOpenFileLimit } from "./file-limit.js";
 import type { FleetLayout } from "./types.js";
 

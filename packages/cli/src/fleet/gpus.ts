@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
-import type { CliIo } from "../io.js";
-import { findExecutable } from "../which.js";
+import type { CliIo } from "../shared/io.js";
+import { findExecutable } from "../shared/which.js";
 
 /**
  * The GPUs `nvidia-smi -L` lists (index and UUID), or undefined when it is not on PATH or does not answer

@@ -1,9 +1,9 @@
 import { join } from "node:path";
 import { escapeForTerminal, type ProcessGroup, spawnGroup } from "@finetune-studio/internal";
 import { haproxyConfig } from "@finetune-studio/serve-kit";
-import type { CliIo } from "../io.js";
-import { LogLines } from "../log-lines.js";
-import { writeFreshFile } from "../safe-files.js";
+import { LogLines } from "../launch/log-lines.js";
+import type { CliIo } from "../shared/io.js";
+import { writeFreshFile } from "../shared/safe-files.js";
 
 /** What the front door is given: where it listens, the instances' ports, and its limits. */
 export interface FrontDoor {

@@ -1,7 +1,5 @@
 import { StudioAuthError, StudioTimeoutError } from "@finetune-studio/client";
 import { type ChildExit, exitCodeOf } from "@finetune-studio/internal";
-import { ExitCode } from "../exit-codes.js";
-import type { CliIo } from "../io.js";
 import type { LaunchEvent } from "../launch/events.js";
 import { type LaunchPlan, planLaunch } from "../launch/plan.js";
 import { type Prepared, preflight } from "../launch/preflight.js";
@@ -14,7 +12,9 @@ import {
 } from "../launch/report.js";
 import { smokeCompletion } from "../launch/smoke.js";
 import { type RunningVllm, startVllm } from "../launch/vllm-process.js";
-import type { ParsedServeArgs } from "../serve-args.js";
+import { ExitCode } from "../shared/exit-codes.js";
+import type { CliIo } from "../shared/io.js";
+import type { ParsedServeArgs } from "../shared/serve-args.js";
 
 const PROGRESS_EVERY_MS = 15_000;
 

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { leftGroupState, processStartTicks, stopLeftGroup } from "@finetune-studio/internal";
-import { writeFilesTogether } from "../safe-files.js";
+import { writeFilesTogether } from "../shared/safe-files.js";
 
 // What a multi-instance launch runs, written to DIR/state.json whenever it changes (an instance restarted):
 // if launch itself is killed, HAProxy and the instances go on serving, and the next `launch`, `stop` or

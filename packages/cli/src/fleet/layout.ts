@@ -1,6 +1,6 @@
 import { MAX_FRONT_CONNECTIONS } from "@finetune-studio/serve-kit";
-import { UsageError } from "../io.js";
-import type { ParsedServeArgs } from "../serve-args.js";
+import { UsageError } from "../shared/io.js";
+import type { ParsedServeArgs } from "../shared/serve-args.js";
 import type { FleetLayout } from "./types.js";
 
 /** More instances than one machine holds GPUs for is a typo. */

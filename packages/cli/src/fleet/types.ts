@@ -1,6 +1,6 @@
 import type { ProcessGroup } from "@finetune-studio/internal";
-import type { CliIo } from "../io.js";
 import type { LaunchPlan } from "../launch/plan.js";
+import type { CliIo } from "../shared/io.js";
 import type { Instance } from "./instance.js";
 
 /**

@@ -1,5 +1,5 @@
 import { closeSync, writeSync } from "node:fs";
-import { openToAppend } from "../safe-files.js";
+import { openToAppend } from "../shared/safe-files.js";
 
 /**
  * What launch itself did, as JSON lines a log collector can read (`<log-dir>/events.jsonl`): one object per

@@ -1,5 +1,5 @@
 import { closeSync, renameSync, rmSync, writeSync } from "node:fs";
-import { openToAppend } from "../safe-files.js";
+import { openToAppend } from "../shared/safe-files.js";
 
 /** Where a log file rotates: past this size it becomes `<name>.1` (replacing the older one) and starts anew. */
 export const MAX_LOG_FILE_BYTES = 64 * 1024 * 1024;

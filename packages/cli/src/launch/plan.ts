@@ -2,9 +2,9 @@ import { isAbsolute, resolve } from "node:path";
 import { type ChatClient, createChatClient } from "@finetune-studio/client";
 import { hasTerminalControl } from "@finetune-studio/internal";
 import { buildServeCommand, type ServeCommand, ServeConfigError } from "@finetune-studio/serve-kit";
-import { type CliIo, UsageError } from "../io.js";
-import { parseSeconds } from "../seconds.js";
-import { INHERITED_KEY_NOTE, type KeySource, keySource, type ParsedServeArgs } from "../serve-args.js";
+import { type CliIo, UsageError } from "../shared/io.js";
+import { parseSeconds } from "../shared/seconds.js";
+import { INHERITED_KEY_NOTE, type KeySource, keySource, type ParsedServeArgs } from "../shared/serve-args.js";
 
 export const DEFAULT_TIMEOUT_SECONDS = 1800;
 /** vLLM finishes its requests and frees the GPU within seconds; 30 s leaves room for a busy engine. */

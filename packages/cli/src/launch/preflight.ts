@@ -1,10 +1,10 @@
 import { lstatSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { escapeForTerminal, probePort } from "@finetune-studio/internal";
-import { ExitCode } from "../exit-codes.js";
-import type { CliIo } from "../io.js";
-import { FileWriteError } from "../safe-files.js";
-import { findExecutable } from "../which.js";
+import { ExitCode } from "../shared/exit-codes.js";
+import type { CliIo } from "../shared/io.js";
+import { FileWriteError } from "../shared/safe-files.js";
+import { findExecutable } from "../shared/which.js";
 import { type EventLog, eventFile, NO_EVENTS } from "./events.js";
 import { LogFile } from "./log-file.js";
 import type { LaunchPlan } from "./plan.js";

@@ -1,6 +1,6 @@
 import { type ChildExit, escapeForTerminal } from "@finetune-studio/internal";
-import { crashHints } from "../crash-hints.js";
-import type { CliIo } from "../io.js";
+import type { CliIo } from "../shared/io.js";
+import { crashHints } from "./crash-hints.js";
 
 /** How many of vLLM's last lines a failure shows (and the crashed event keeps). */
 export const LAST_LINES_SHOWN = 15;

@@ -1,9 +1,9 @@
 import type { ChildProcess } from "node:child_process";
 import { rmSync } from "node:fs";
 import { type ChildExit, escapeForTerminal, type ProcessGroup, spawnGroup } from "@finetune-studio/internal";
-import type { CliIo } from "../io.js";
-import { LogLines, RecentLines } from "../log-lines.js";
-import { FileWriteError, writeFreshFile } from "../safe-files.js";
+import type { CliIo } from "../shared/io.js";
+import { FileWriteError, writeFreshFile } from "../shared/safe-files.js";
+import { LogLines, RecentLines } from "./log-lines.js";
 import type { LaunchPlan } from "./plan.js";
 import type { Prepared } from "./preflight.js";
 

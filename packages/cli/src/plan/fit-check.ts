@@ -1,6 +1,6 @@
 import { planServe, ServeConfigError } from "@finetune-studio/serve-kit";
-import type { CliIo } from "../io.js";
-import { type ParsedServeArgs, servedModelOf } from "../serve-args.js";
+import type { CliIo } from "../shared/io.js";
+import { type ParsedServeArgs, servedModelOf } from "../shared/serve-args.js";
 import { isLocalModel, readLocalModel } from "./local-reader.js";
 import { planSettingsFrom, resolvePlanGpu } from "./plan-input.js";
 

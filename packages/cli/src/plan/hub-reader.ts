@@ -1,6 +1,5 @@
-import { isLoopbackHost } from "@finetune-studio/internal";
+import { isLoopbackHost, readAtMost } from "@finetune-studio/internal";
 import { type PlanModel, safetensorsHeaderBytes } from "@finetune-studio/serve-kit";
-import { ReadProblem, readCapped } from "../bounded-read.js";
 import { headerLength, MAX_HEADER_BYTES } from "./safetensors-header.js";
 
 // Reads a hub repository's config.json and safetensors index over HTTPS, as the hub serves them at
@@ -41,12 +40,16 @@ export function hubEndpoint(env: NodeJS.ProcessEnv): URL {
       `HF_ENDPOINT: must be a URL such as https://huggingface.co (given ${JSON.stringify(raw)})`,
     );
   }
-  const loopbackHttp = url.protocol === "http:" && isLoopbackHost(url.hostname.replace(/^\[|\]$/g, ""));
-  if (url.protocol !== "https:" && !loopbackHttp) {
+  if (!httpsOrLoopback(url)) {
     throw new HubError(`HF_ENDPOINT: must use https (http only on a loopback address) (given ${url.origin})`);
   }
   if (url.username || url.password) throw new HubError("HF_ENDPOINT: must not hold a user name or password");
   return url;
+}
+
+/** Where the hub may be reached: https, or plain http to this machine (a mirror or a test stand-in). */
+function httpsOrLoopback(url: URL): boolean {
+  return url.protocol === "https:" || (url.protocol === "http:" && isLoopbackHost(url.hostname));
 }
 
 export async function readHubModel(repo: string, options: HubOptions): Promise<PlanModel> {
@@ -106,8 +109,7 @@ async function hubGet(
       const location = response.headers.get("location");
       if (!location) throw new HubError(`${file}: the hub answered ${response.status} without a Location`);
       const next = new URL(location, url);
-      const loopback = next.protocol === "http:" && isLoopbackHost(next.hostname.replace(/^\[|\]$/g, ""));
-      if (next.protocol !== "https:" && !loopback) {
+      if (!httpsOrLoopback(next)) {
         throw new HubError(`${file}: the hub redirected to a non-https address (${next.origin})`);
       }
       url = next;
@@ -133,18 +135,21 @@ async function hubGet(
       await response.body?.cancel();
       throw new HubError(`${file}: the hub answered ${response.status}`);
     }
+    // A hub that ignores the range answers the whole file: the cap stops the read there.
     const cap = range ? Math.min(range[1] - range[0] + 1, MAX_HEADER_BYTES) : MAX_JSON_BYTES;
+    let body: Uint8Array | undefined;
     try {
-      return { status: response.status, body: await readCapped(response, cap) };
+      body = response.body === null ? new Uint8Array() : await readAtMost(response.body, cap);
     } catch (error) {
       throw unreachable(error, file, timeoutMs);
     }
+    if (body === undefined) throw new HubError(`${file}: the answer is larger than ${cap} bytes`);
+    return { status: response.status, body };
   }
   throw new HubError(`${file}: more than ${MAX_REDIRECTS} redirects`);
 }
 
 function unreachable(error: unknown, file: string, timeoutMs: number): HubError {
-  if (error instanceof ReadProblem) return new HubError(`${file}: ${error.message}`);
   const name = error instanceof Error ? error.name : "";
   if (name === "TimeoutError" || name === "AbortError")
     return new HubError(`${file}: the hub gave no answer within ${timeoutMs / 1000} s`);

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { findExecutable } from "../which.js";
+import { findExecutable } from "../shared/which.js";
 
 /** One GPU as nvidia-smi reports it. */
 export interface SmiGpu {

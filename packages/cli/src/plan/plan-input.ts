@@ -1,6 +1,6 @@
 import { findGpuModel, GPU_MODELS, type PlanGpu, type PlanSettings } from "@finetune-studio/serve-kit";
-import { UsageError } from "../io.js";
-import { engineValues, numberOrRaw } from "../serve-args.js";
+import { UsageError } from "../shared/io.js";
+import { engineValues, numberOrRaw } from "../shared/serve-args.js";
 import { queryNvidiaSmi } from "./nvidia-smi.js";
 
 type Values = Record<string, string | boolean | string[] | undefined>;

@@ -1,5 +1,5 @@
-import type { CliIo } from "../io.js";
 import { runCli } from "../run.js";
+import type { CliIo } from "../shared/io.js";
 
 /** Runs the CLI in this process with captured output. */
 export async function runCapture(args: string[], env: NodeJS.ProcessEnv = {}) {

@@ -119,6 +119,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the Prometheus metrics
+         * @description vLLM's engine metrics in the Prometheus text exposition format (served by `prometheus_client`, so the
+         *     content type carries its format version, e.g. `text/plain; version=0.0.4; charset=utf-8`): requests
+         *     running and waiting, KV-cache usage, token counters, and latency histograms (time to first token,
+         *     end-to-end), each sample labelled with the `model_name`. Counters only grow while the server runs, so
+         *     rates come from two reads an interval apart. The page grows with the number of engines (one series each).
+         *     Never requires a key.
+         */
+        get: operations["getMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1138,6 +1163,36 @@ export interface operations {
             };
             /** @description The engine is not healthy. */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metrics page, one sample per line after its `# HELP` and `# TYPE` lines. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /**
+             * @description No metrics route: the server at this address is not a vLLM server (or a proxy in front of it does
+             *     not forward `/metrics`).
+             */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -6,8 +6,8 @@ import type {
   StackOptions,
   StackStorage,
 } from "@finetune-studio/serve-kit";
-import { UsageError } from "./io.js";
-import { ENGINE_FLAGS, numberOrRaw, parseServeArgs } from "./serve-args.js";
+import { UsageError } from "../shared/io.js";
+import { ENGINE_FLAGS, numberOrRaw, parseServeArgs } from "../shared/serve-args.js";
 
 // The flags of `studio-serve stack`: the serving intent as `command` takes it (where engines listen is the
 // chart's business, so no --host or --port), and how to run it on Kubernetes.

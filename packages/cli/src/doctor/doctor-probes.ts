@@ -3,8 +3,8 @@ import { stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { probePort } from "@finetune-studio/internal";
+import { findExecutable } from "../shared/which.js";
 import { type DoctorProbes, parseNvidiaSmi } from "./doctor-checks.js";
-import { findExecutable } from "./which.js";
 
 interface RunResult {
   ok: boolean;

@@ -6,9 +6,9 @@ import {
   type SweepPoint,
 } from "@finetune-studio/serve-kit";
 import { afterAll, describe, expect, it } from "vitest";
-import { syntheticRequests } from "./bench/prompts.js";
-import { type LoadShape, runLoad } from "./bench/run-load.js";
-import { type Schedule, type ScheduleServer, startScheduleServer } from "./test/schedule-server.js";
+import { type Schedule, type ScheduleServer, startScheduleServer } from "../test/schedule-server.js";
+import { syntheticRequests } from "./prompts.js";
+import { type LoadShape, runLoad } from "./run-load.js";
 
 // Issue #25: against a stand-in whose schedule is known, the bench measures what the schedule says.
 // Tolerances are stated and generous: the stand-in and the load share two cores with the test runner.

@@ -4,11 +4,11 @@ import { join } from "node:path";
 import { exitCodeOf } from "@finetune-studio/internal";
 import { buildServeCommand } from "@finetune-studio/serve-kit";
 import { describe, expect, it } from "vitest";
+import { tempDir } from "../test/cli-process.js";
 import { clientSnippet } from "./client-snippet.js";
 import { crashHints } from "./crash-hints.js";
-import { LogFile } from "./launch/log-file.js";
+import { LogFile } from "./log-file.js";
 import { LogLines, RecentLines } from "./log-lines.js";
-import { tempDir } from "./test/cli-process.js";
 
 describe("crashHints", () => {
   it.each([

@@ -1,6 +1,6 @@
 // The main help text, built from the command registry so a new command shows up by being registered.
 import { ENGINE_OPTION_LIST } from "@finetune-studio/serve-kit";
-import type { CliCommand } from "./commands/command-type.js";
+import type { CliCommand } from "../commands/command-type.js";
 
 /** `--flag VALUE` and its line, aligned as the rest of the help. */
 function flagLine(usage: string, help: string): string {

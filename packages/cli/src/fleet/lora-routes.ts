@@ -22,20 +22,8 @@ export async function callLoraRoute(
     return { ok: true, message };
   } catch (error) {
     if (error instanceof StudioApiError) {
-      return { ok: false, status: error.status, message: serverMessage(error.body) ?? error.message };
+      return { ok: false, status: error.status, message: error.serverMessage ?? error.message };
     }
     return { ok: false, status: 0, message: error instanceof Error ? error.message : String(error) };
   }
-}
-
-/** vLLM's message in its error bodies: `{error: {message}}`, `{message}` or FastAPI's `{detail}`. */
-function serverMessage(body: unknown): string | undefined {
-  if (typeof body !== "object" || body === null) return undefined;
-  const { error, message, detail } = body as {
-    error?: { message?: unknown };
-    message?: unknown;
-    detail?: unknown;
-  };
-  const found = error?.message ?? message ?? detail;
-  return typeof found === "string" ? found : undefined;
 }

@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { tempDir } from "../test/cli-process.js";
 import { FileWriteError, openToAppend, writeFilesTogether, writeFreshFile } from "./safe-files.js";
-import { tempDir } from "./test/cli-process.js";
 
 describe("safe-files", () => {
   it("writeFilesTogether writes none of the files when one target is a directory", () => {

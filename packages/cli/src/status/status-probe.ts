@@ -1,0 +1,216 @@
+import {
+  type ChatClient,
+  createChatClient,
+  type FetchFunction,
+  StudioApiError,
+  StudioConnectionError,
+  StudioError,
+  StudioTimeoutError,
+} from "@finetune-studio/client";
+import { isLoopbackHost } from "@finetune-studio/internal";
+import {
+  type MetricsScrape,
+  summarizeVllmMetrics,
+  type VllmMetricsSummary,
+} from "@finetune-studio/serve-kit";
+
+// One look at a vLLM instance, through the chat client: it bounds each answer's size and time, refuses
+// redirects and keeps the key out of its errors; this turns its outcome into what `status` shows.
+
+/** What `status` says of one instance. */
+export interface InstanceStatus {
+  /** The server's root URL, as given. */
+  url: string;
+  /**
+   * up: /health answered 200. refused: nothing listens (vLLM stopped, or still loading its weights: it only
+   * listens once they are loaded). timeout: no answer in time. unhealthy: /health answered another status
+   * (503 while the engine is dead). garbage: it answers, but not as vLLM. unreachable: another network failure.
+   */
+  state: "up" | "refused" | "timeout" | "unhealthy" | "garbage" | "unreachable";
+  /** Why it is not up, or what could not be read from an instance that is. */
+  detail: string | null;
+  /** The served model and adapters (an adapter's `parent` is the model it applies to); null when unread. */
+  models: { id: string; parent: string | null }[] | null;
+  /** The `/metrics` summary; null when the instance is not up. */
+  metrics: VllmMetricsSummary | null;
+}
+
+export interface ProbeOptions {
+  /** Per-request deadline. */
+  timeoutMs: number;
+  /** Sent on /v1 routes (vLLM's --api-key); only over https or to this machine. */
+  apiKey?: string;
+  fetch?: FetchFunction;
+  /** Ends every read of this probe at once: `status` gives each look at an instance one deadline. */
+  signal?: AbortSignal;
+}
+
+const MAX_HEALTH_BYTES = 64 * 1024;
+const MAX_MODELS_BYTES = 1024 * 1024;
+export const MAX_METRICS_BYTES = 8 * 1024 * 1024;
+/** A longer model list is cut here: status shows names, not thousands of them. */
+const MAX_MODELS_SHOWN = 1000;
+
+/** Probes /health and /v1/models and scrapes /metrics once; `earlier` is a previous scrape, for rates. */
+export async function probeInstance(
+  url: string,
+  options: ProbeOptions,
+  earlier?: MetricsScrape,
+): Promise<{ status: InstanceStatus; scrape: MetricsScrape | undefined }> {
+  const { timeoutMs } = options;
+  const signal = options.signal ?? AbortSignal.timeout(timeoutMs);
+  // One client per size cap, as the client's bound is its maxResponseBytes; only /v1/models needs the key.
+  const chatWithin = (maxResponseBytes: number, apiKey?: string) =>
+    createChatClient({
+      baseUrl: url,
+      apiKey,
+      timeoutMs,
+      maxRetries: 0,
+      maxResponseBytes,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    });
+  const status: InstanceStatus = { url, state: "up", detail: null, models: null, metrics: null };
+  try {
+    const health = await answered(
+      chatWithin(MAX_HEALTH_BYTES).raw.GET("/health", { parseAs: "text", signal }),
+    );
+    if (health.status === 404 || (health.status >= 300 && health.status < 400)) {
+      return down(status, "garbage", `/health answered ${health.status}: this is not a vLLM server`);
+    }
+    if (health.status !== 200) {
+      return down(status, "unhealthy", `/health answered ${health.status}: the engine is not serving`);
+    }
+  } catch (error) {
+    const failure = failureOf(error, timeoutMs);
+    return down(status, failure.state, failure.detail);
+  }
+
+  const notes: string[] = [];
+  const chat = chatWithin(MAX_MODELS_BYTES, keyToSend(url, options.apiKey, notes));
+  try {
+    const models = modelsShown(await chat.listModels({ signal }));
+    if (models === undefined) return down(status, "garbage", "/v1/models did not answer a model list");
+    status.models = models;
+  } catch (error) {
+    if (error instanceof StudioApiError) {
+      const auth = error.status === 401 || error.status === 403;
+      notes.push(
+        `/v1/models answered ${error.status}${auth ? ": give the server's key with --api-key-env NAME" : ""}`,
+      );
+    } else {
+      const failure = failureOf(error, timeoutMs);
+      if (failure.state === "garbage")
+        return down(status, "garbage", "/v1/models did not answer a model list");
+      notes.push(`/v1/models: ${failure.detail}`);
+    }
+  }
+
+  const scraped = await scrapeMetrics(chatWithin(MAX_METRICS_BYTES), signal, timeoutMs);
+  if (typeof scraped === "string") {
+    notes.push(scraped);
+    status.detail = notes.join("; ");
+    return { status, scrape: undefined };
+  }
+  status.metrics = summarizeVllmMetrics(scraped, earlier, { maxChars: MAX_METRICS_BYTES });
+  if (!status.metrics.readable) {
+    return down(status, "garbage", `/metrics is not vLLM's: ${status.metrics.reason}`);
+  }
+  status.detail = notes.length === 0 ? null : notes.join("; ");
+  return { status, scrape: scraped };
+}
+
+/** One read of /metrics (vLLM's Prometheus text), timed, or why it failed. */
+async function scrapeMetrics(
+  chat: ChatClient,
+  signal: AbortSignal,
+  timeoutMs: number,
+): Promise<MetricsScrape | string> {
+  try {
+    const answer = await answered(chat.raw.GET("/metrics", { parseAs: "text", signal }));
+    if (answer.status !== 200) return `/metrics answered ${answer.status}`;
+    return { text: answer.data ?? "", timeMs: performance.now() };
+  } catch (error) {
+    return `/metrics: ${failureOf(error, timeoutMs).detail}`;
+  }
+}
+
+/**
+ * The status and body of a raw GET: openapi-fetch hands back an error status with the response, the
+ * client throws a redirect it refused as a StudioApiError; both are an answer here.
+ */
+async function answered<T>(
+  pending: Promise<{ data?: T; response: Response }>,
+): Promise<{ status: number; data: T | undefined }> {
+  try {
+    const { data, response } = await pending;
+    return { status: response.status, data };
+  } catch (error) {
+    if (error instanceof StudioApiError) return { status: error.status, data: undefined };
+    throw error;
+  }
+}
+
+/**
+ * What a read that got no usable answer means: no answer in time, nothing listening, another network
+ * failure, or an answer that is not vLLM's (the client's own verdict: too large, or not the promised shape).
+ */
+function failureOf(error: unknown, timeoutMs: number): { state: InstanceStatus["state"]; detail: string } {
+  const name = error instanceof Error ? error.name : "";
+  const code = causeCode(error);
+  // The look's deadline aborts with its TimeoutError; the client's own per-request one is a StudioTimeoutError.
+  if (
+    error instanceof StudioTimeoutError ||
+    name === "TimeoutError" ||
+    name === "AbortError" ||
+    code === "UND_ERR_HEADERS_TIMEOUT" ||
+    code === "UND_ERR_BODY_TIMEOUT"
+  ) {
+    return { state: "timeout", detail: `no answer within ${timeoutMs / 1000} s` };
+  }
+  if (code === "ECONNREFUSED") {
+    return {
+      state: "refused",
+      detail: "refusing connections: vLLM is stopped, or still loading its weights",
+    };
+  }
+  if (error instanceof StudioError && !(error instanceof StudioConnectionError)) {
+    return { state: "garbage", detail: error.message };
+  }
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  const detail =
+    code ?? (cause instanceof Error ? cause.message : error instanceof Error ? error.message : String(error));
+  return { state: "unreachable", detail: `could not read it (${detail})` };
+}
+
+/** The first `code` along an error's cause chain (undici puts ECONNREFUSED and its kin there). */
+function causeCode(error: unknown): string | undefined {
+  for (let current = error, depth = 0; current && depth < 4; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string") return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+function down(status: InstanceStatus, state: InstanceStatus["state"], detail: string) {
+  return { status: { ...status, state, detail, metrics: null }, scrape: undefined };
+}
+
+/** The key goes only where it cannot be read on the way: https, or this machine. */
+function keyToSend(url: string, apiKey: string | undefined, notes: string[]): string | undefined {
+  if (apiKey === undefined) return undefined;
+  const { protocol, hostname } = new URL(url);
+  if (protocol === "https:" || isLoopbackHost(hostname)) return apiKey;
+  notes.push("the API key was not sent: plain http to another machine would expose it");
+  return undefined;
+}
+
+/** vLLM's model list, reduced to what status shows; undefined when an entry has no string id. */
+function modelsShown(list: { data: { id?: unknown; parent?: unknown }[] }) {
+  const models: { id: string; parent: string | null }[] = [];
+  for (const { id, parent } of list.data.slice(0, MAX_MODELS_SHOWN)) {
+    if (typeof id !== "string") return undefined;
+    models.push({ id, parent: typeof parent === "string" ? parent : null });
+  }
+  return models;
+}
