@@ -75,7 +75,13 @@ export class Exchange {
         if (response.ok && !response.redirected) {
           // A stream's body outlives its attempt's timer, but not the caller's signal.
           if (handover === "stream") linked.stopTimer();
-          else response = await this.#take(response, where).finally(() => linked.dispose());
+          else {
+            try {
+              response = await this.#take(response, where);
+            } finally {
+              linked.dispose();
+            }
+          }
           this.#status = status;
           log("ok", status);
           return response;

@@ -30,6 +30,11 @@ export function decodeText(bytes: Uint8Array): string {
  */
 export async function readBody(response: Response, limit: number, where: string): Promise<Uint8Array | null> {
   if (response.body === null) return null;
+  // HTTP framing bounds a body of declared length (unless compressed): read it whole, the fast way.
+  const length = response.headers.get("content-length");
+  if (length !== null && Number(length) <= limit && !response.headers.has("content-encoding")) {
+    return new Uint8Array(await response.arrayBuffer());
+  }
   const bytes = await readAtMost(response.body, limit);
   if (bytes !== undefined) return bytes;
   throw new StudioError(
