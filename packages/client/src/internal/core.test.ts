@@ -40,7 +40,8 @@ function stream(made: Awaited<ReturnType<typeof core>>["made"], options?: { sign
 const slowEvents =
   (count: number, everyMs: number): Handler =>
   (_, response) => {
-    response.writeHead(200, { "content-type": "text/event-stream" });
+    // Headers go out at once: the timeout under test is the body's, not the wait for the first event.
+    response.writeHead(200, { "content-type": "text/event-stream" }).flushHeaders();
     let sent = 0;
     const timer = setInterval(() => {
       response.write(`data: {"n":${++sent}}\n\n`);
@@ -54,7 +55,8 @@ const slowEvents =
 
 describe("core.stream", () => {
   it("resolves with the unread body, which may outlast the attempt's timeout", async () => {
-    const { server, made } = await core([slowEvents(3, 150)], 200);
+    // The body takes 3 x 400 ms, three times the attempt's timeout; its headers come at once.
+    const { server, made } = await core([slowEvents(3, 400)], 400);
     const response = await stream(made);
     expect(response.headers.get("content-type")).toBe("text/event-stream");
     const text = await response.text();
