@@ -38,8 +38,7 @@ export type Handover = "keep" | "stream" | "copy";
 export type Broken = [rule: string, got?: unknown];
 
 export class Exchange {
-  #method = "";
-  #path = "";
+  #request: Request | undefined;
   #status = 0;
   #body: Uint8Array | null = null;
 
@@ -52,12 +51,7 @@ export class Exchange {
   /** The `fetch` for openapi-fetch: every attempt of the request it built. */
   readonly fetch = async (request: Request): Promise<Response> => {
     const { transport, budget, handover } = this;
-    // The method and the path (without the query) name the call in messages and logs.
-    const { method } = request;
-    const path = request.url.replace(/^[^/]*\/\/[^/]*|[?#].*$/g, "");
-    const where = `${method} ${path}`;
-    this.#method = method;
-    this.#path = path;
+    this.#request = request;
     // A body is read once and sent as is by each attempt.
     const body = request.body && (await request.arrayBuffer());
     const signal = handover === "copy" ? request.signal : budget.signal;
@@ -65,8 +59,14 @@ export class Exchange {
       if (signal?.aborted) throw signal.reason;
       const started = Date.now();
       const linked = new LinkedSignal(signal, budget.timeoutMs);
-      const log = (outcome: StudioRequestLog["outcome"], status?: number, retryInMs?: number) =>
-        this.#log({ attempt, status, durationMs: Date.now() - started, outcome, retryInMs }, request.headers);
+      const log = (outcome: StudioRequestLog["outcome"], status?: number, retryInMs?: number) => {
+        if (transport.logger) {
+          this.#log(
+            { attempt, status, durationMs: Date.now() - started, outcome, retryInMs },
+            request.headers,
+          );
+        }
+      };
       let failure: StudioError;
       let status: number | undefined;
       try {
@@ -77,7 +77,7 @@ export class Exchange {
           if (handover === "stream") linked.stopTimer();
           else {
             try {
-              response = await this.#take(response, where);
+              response = await this.#take(response);
             } finally {
               linked.dispose();
             }
@@ -86,9 +86,9 @@ export class Exchange {
           log("ok", status);
           return response;
         }
-        const bytes = await readBody(response, transport.maxResponseBytes, "").catch(() => null);
+        const bytes = await readBody(response, transport.maxResponseBytes).catch(() => null);
         linked.dispose();
-        failure = apiErrorFrom(method, path, response, bytes, transport.secrets);
+        failure = apiErrorFrom(request.method, this.#path, response, bytes ?? null, transport.secrets);
         // The raw client hands its last error answer on, as openapi-fetch's `error`; never a redirect's.
         if (handover === "copy" && !isRedirect(response) && this.#retries(failure, attempt) === undefined) {
           log("http-error", status);
@@ -105,7 +105,7 @@ export class Exchange {
             ? error
             : linked.timedOut
               ? new StudioTimeoutError(
-                  `${where} timed out after ${budget.timeoutMs} ms (attempt ${attempt})`,
+                  `${this.#where} timed out after ${budget.timeoutMs} ms (attempt ${attempt})`,
                   {
                     timeoutMs: budget.timeoutMs,
                   },
@@ -121,7 +121,12 @@ export class Exchange {
 
   /** `METHOD /path` of the request, for messages. */
   get #where(): string {
-    return this.#method ? `${this.#method} ${this.#path}` : "the request";
+    return this.#request ? `${this.#request.method} ${this.#path}` : "the request";
+  }
+
+  /** The request's path, without its query: what names the call in messages and logs. */
+  get #path(): string {
+    return this.#request?.url.replace(/^[^/]*\/\/[^/]*|[?#].*$/g, "") ?? "";
   }
 
   /** The kept body as JSON (undefined when empty); a StudioError when it is not JSON. */
@@ -155,8 +160,15 @@ export class Exchange {
   }
 
   /** The 2xx answer with its body read, kept here or copied into the Response handed on. */
-  async #take(response: Response, where: string): Promise<Response> {
-    const bytes = await readBody(response, this.transport.maxResponseBytes, where);
+  async #take(response: Response): Promise<Response> {
+    const limit = this.transport.maxResponseBytes;
+    const bytes = await readBody(response, limit);
+    if (bytes === undefined) {
+      // Not retried: a larger answer is not a network fault.
+      throw new StudioError(
+        `${this.#where} answered ${response.status} with a body over maxResponseBytes (${limit} bytes); reading stopped there`,
+      );
+    }
     if (this.handover === "copy") return new Response(bytes as BodyInit | null, response);
     this.#body = bytes;
     return response;
@@ -189,7 +201,7 @@ export class Exchange {
     }
     const cause = containsSecret(trace, this.transport.secrets) ? undefined : error;
     return new StudioConnectionError(`${where} failed: ${text}`, {
-      method: this.#method,
+      method: this.#request?.method ?? "",
       path: this.#path,
       cause,
     });
@@ -209,7 +221,7 @@ export class Exchange {
   #log(entry: Omit<StudioRequestLog, "method" | "path" | "authorization">, headers: Headers): void {
     try {
       this.transport.logger?.({
-        method: this.#method,
+        method: this.#request?.method ?? "",
         path: this.#path,
         ...entry,
         authorization: headers.has("authorization") ? "Bearer [redacted]" : undefined,

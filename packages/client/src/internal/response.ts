@@ -2,7 +2,6 @@ import { readAtMost } from "@finetune-studio/internal";
 import {
   StudioApiError,
   StudioAuthError,
-  StudioError,
   StudioNotFoundError,
   StudioRateLimitError,
   StudioServerError,
@@ -24,22 +23,15 @@ export function decodeText(bytes: Uint8Array): string {
   return decoder.decode(bytes);
 }
 
-/**
- * The whole body, at most `limit` bytes (after decompression); past it, the stream is cancelled and the
- * StudioError is not retried: a larger answer is not a network fault.
- */
-export async function readBody(response: Response, limit: number, where: string): Promise<Uint8Array | null> {
+/** The whole body, at most `limit` bytes (after decompression); undefined past it, the rest left unread. */
+export async function readBody(response: Response, limit: number): Promise<Uint8Array | null | undefined> {
   if (response.body === null) return null;
   // HTTP framing bounds a body of declared length (unless compressed): read it whole, the fast way.
   const length = response.headers.get("content-length");
   if (length !== null && Number(length) <= limit && !response.headers.has("content-encoding")) {
     return new Uint8Array(await response.arrayBuffer());
   }
-  const bytes = await readAtMost(response.body, limit);
-  if (bytes !== undefined) return bytes;
-  throw new StudioError(
-    `${where} answered ${response.status} with a body over maxResponseBytes (${limit} bytes); reading stopped there`,
-  );
+  return readAtMost(response.body, limit);
 }
 
 /** The error for a non-2xx (or redirected) answer whose body, if read, is `bytes`. */
