@@ -94,6 +94,15 @@ export function checkMaxLoraRank(value: unknown, field: string): number {
   return refuse(field, allowed, value);
 }
 
+/** A check that a value is one of `allowed` (a closed list of words, such as vLLM's dtypes). */
+export function oneOf<T extends string>(allowed: readonly T[]) {
+  return (value: unknown, field: string): T => {
+    if (!(allowed as readonly unknown[]).includes(value))
+      refuse(field, `must be one of ${allowed.join(", ")}`, value);
+    return value as T;
+  };
+}
+
 /** A switch's value: true or false, nothing else. */
 export function checkSwitch(value: unknown, field: string): boolean {
   if (typeof value !== "boolean") refuse(field, "must be true or false", value);

@@ -1,4 +1,4 @@
-import { checkMaxLoraRank, checkPositiveInteger, checkSwitch, refuse } from "../internal/validate.js";
+import { checkMaxLoraRank, checkPositiveInteger, checkSwitch, oneOf, refuse } from "../internal/validate.js";
 import { MAX_LORA_RANKS } from "../max-lora-rank.js";
 
 // vLLM's engine options that a serving intent sets, each declared once. The option types
@@ -128,12 +128,7 @@ export const ENGINE_OPTIONS: { readonly [K in EngineOptionKey]: EngineOption<K> 
     flag: "--dtype",
     loraOnly: false,
     owned: "when-set",
-    check: (value, field) => {
-      if (!(VLLM_DTYPES as readonly unknown[]).includes(value)) {
-        refuse(field, `must be one of ${VLLM_DTYPES.join(", ")}`, value);
-      }
-      return value as VllmDtype;
-    },
+    check: oneOf(VLLM_DTYPES),
     argv: flagWithValue("--dtype"),
     stackKey: "dtype",
     cli: { valueName: "T", help: `weights' type: ${VLLM_DTYPES.join(", ")} (vLLM: auto)` },
@@ -204,12 +199,7 @@ export const ENGINE_OPTIONS: { readonly [K in EngineOptionKey]: EngineOption<K> 
     flag: "--kv-cache-dtype",
     loraOnly: false,
     owned: "when-set",
-    check: (value, field) => {
-      if (!(VLLM_KV_CACHE_DTYPES as readonly unknown[]).includes(value)) {
-        refuse(field, `must be one of ${VLLM_KV_CACHE_DTYPES.join(", ")}`, value);
-      }
-      return value as VllmKvCacheDtype;
-    },
+    check: oneOf(VLLM_KV_CACHE_DTYPES),
     argv: flagWithValue("--kv-cache-dtype"),
     // The chart's vllmConfig has no key for it: the words go into extraArgs.
     stackKey: null,

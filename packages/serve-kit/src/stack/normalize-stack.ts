@@ -7,6 +7,7 @@ import {
   checkObject,
   checkPositiveInteger,
   checkString,
+  oneOf,
   optional,
   refuse,
 } from "../internal/validate.js";
@@ -89,14 +90,6 @@ export interface NormalizedStack {
   sessionKey: string | undefined;
   runtimeClassName: string | undefined;
   startupTimeoutSeconds: number;
-}
-
-function oneOf<T extends string>(allowed: readonly T[]) {
-  return (value: unknown, field: string): T => {
-    if (!(allowed as readonly unknown[]).includes(value))
-      refuse(field, `must be one of ${allowed.join(", ")}`, value);
-    return value as T;
-  };
 }
 
 /** Checks the serve configuration and the stack options together (the input may come from plain JavaScript). */
