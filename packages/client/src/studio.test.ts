@@ -322,7 +322,7 @@ describe("answers", () => {
   });
 
   it.each([
-    ["malformed JSON", '{"project": ', /not valid JSON/],
+    ["malformed JSON", '{"project": ', /not valid JSON \(application\/json\)/],
     ["an empty body", "", /empty body/],
     ["a JSON array", "[]", /a project tree is an object \(got an array of 0 items\)/],
     ["an object without project", "{}", /a project tree has a project object \(got nothing\)/],

@@ -115,23 +115,21 @@ export function createCore<Paths extends {}>(
     timeoutMs,
     async run(callOptions, send, check, as) {
       const exchange = new Exchange(transport, budget(callOptions), "keep");
-      try {
-        await send({ fetch: exchange.fetch, parseAs: "stream" });
-      } catch (error) {
-        throw exchange.failure(error);
-      }
+      await sent(exchange, send);
       const data = as === "text" ? exchange.text() : exchange.json();
       const broken = check?.(data);
       if (broken) throw exchange.broken(broken);
       return data;
     },
-    async stream(callOptions, send) {
-      const exchange = new Exchange(transport, budget(callOptions), "stream");
-      try {
-        return (await send({ fetch: exchange.fetch, parseAs: "stream" })).response;
-      } catch (error) {
-        throw exchange.failure(error);
-      }
-    },
+    stream: (callOptions, send) => sent(new Exchange(transport, budget(callOptions), "stream"), send),
   };
+}
+
+/** The answer of an operation's openapi-fetch call made through `exchange`; any failure as `failure` says. */
+async function sent(exchange: Exchange, send: Send): Promise<Response> {
+  try {
+    return (await send({ fetch: exchange.fetch, parseAs: "stream" })).response;
+  } catch (error) {
+    throw exchange.failure(error);
+  }
 }

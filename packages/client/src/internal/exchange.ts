@@ -39,7 +39,8 @@ export type Broken = [rule: string, got?: unknown];
 
 export class Exchange {
   #request: Request | undefined;
-  #status = 0;
+  /** The 2xx answer handed on, for messages about its body. */
+  #answer: Response | undefined;
   #body: Uint8Array | null = null;
 
   constructor(
@@ -60,12 +61,8 @@ export class Exchange {
       const started = Date.now();
       const linked = new LinkedSignal(signal, budget.timeoutMs);
       const log = (outcome: StudioRequestLog["outcome"], status?: number, retryInMs?: number) => {
-        if (transport.logger) {
-          this.#log(
-            { attempt, status, durationMs: Date.now() - started, outcome, retryInMs },
-            request.headers,
-          );
-        }
+        if (transport.logger)
+          this.#log({ attempt, status, durationMs: Date.now() - started, outcome, retryInMs });
       };
       let failure: StudioError;
       let status: number | undefined;
@@ -82,7 +79,7 @@ export class Exchange {
               linked.dispose();
             }
           }
-          this.#status = status;
+          this.#answer = response;
           log("ok", status);
           return response;
         }
@@ -135,7 +132,10 @@ export class Exchange {
     try {
       return text === "" ? undefined : JSON.parse(text);
     } catch {
-      throw new StudioError(`${this.#where} answered ${this.#status} with a body that is not valid JSON`);
+      const type = this.#answer?.headers.get("content-type") ?? "no content type";
+      throw new StudioError(
+        `${this.#where} answered ${this.#answer?.status} with a body that is not valid JSON (${type})`,
+      );
     }
   }
 
@@ -146,7 +146,7 @@ export class Exchange {
 
   /** The error for a 2xx answer that breaks the contract. */
   broken([rule, ...got]: Broken): StudioError {
-    const answered = `${this.#where} answered ${this.#status} with`;
+    const answered = `${this.#where} answered ${this.#answer?.status} with`;
     if (!this.#body?.byteLength) return new StudioError(`${answered} an empty body: ${rule}`);
     const given = got.length > 0 ? ` (got ${describeValue(got[0])})` : "";
     return new StudioError(`${answered} a body that breaks the contract: ${rule}${given}`);
@@ -218,13 +218,13 @@ export class Exchange {
     return redactText(text, this.transport.secrets);
   }
 
-  #log(entry: Omit<StudioRequestLog, "method" | "path" | "authorization">, headers: Headers): void {
+  #log(entry: Omit<StudioRequestLog, "method" | "path" | "authorization">): void {
     try {
       this.transport.logger?.({
         method: this.#request?.method ?? "",
         path: this.#path,
         ...entry,
-        authorization: headers.has("authorization") ? "Bearer [redacted]" : undefined,
+        authorization: this.#request?.headers.has("authorization") ? "Bearer [redacted]" : undefined,
       });
     } catch {
       // A logger that throws must not turn a good answer into a failure.
