@@ -83,4 +83,13 @@ describe("parseChunk", () => {
     );
     expect(JSON.stringify(error)).not.toContain(SECRET);
   });
+
+  it("quotes at most 500 characters of the server's message, and keeps the whole on serverError", () => {
+    const message = "x".repeat(1_000);
+    const error = refusal(JSON.stringify({ error: { message } }));
+    expect(error.serverError?.message).toBe(message);
+    expect(error.message).toBe(
+      `POST /v1/chat/completions sent an error inside the stream: ${"x".repeat(500)}…`,
+    );
+  });
 });

@@ -12,9 +12,15 @@ export type Where = Pick<StudioStreamError, "method" | "path">;
 /** Deeper JSON is refused: real chunks nest about 7 levels, and 512 is safe for any recursive walker. */
 const MAX_JSON_DEPTH = 512;
 
-/** A StudioStreamError for what the server sent; with the server's own error event, its message. */
+/** What a message quotes of the server's own error text; the whole stays on `serverError`. */
+const MAX_QUOTED_SERVER_MESSAGE = 500;
+
+/** A StudioStreamError for what the server sent; with the server's own error event, its message (capped). */
 export function sent(where: Where, what: string, serverError?: StudioStreamServerError): StudioStreamError {
-  const detail = serverError ? `: ${serverError.message}` : "";
+  const said = serverError?.message ?? "";
+  const quoted =
+    said.length > MAX_QUOTED_SERVER_MESSAGE ? `${said.slice(0, MAX_QUOTED_SERVER_MESSAGE)}…` : said;
+  const detail = serverError ? `: ${quoted}` : "";
   return new StudioStreamError(`${where.method} ${where.path} sent ${what} inside the stream${detail}`, {
     ...where,
     serverError,
