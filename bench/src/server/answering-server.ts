@@ -2,22 +2,12 @@
 // work does not share the event loop or the heap of the clients being timed. It answers every route of
 // both contracts with the contracts' examples and does nothing else: what is measured is the client.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { answers } from "./answers.js";
+import { answerFor } from "./answers.js";
 
 const json = { "content-type": "application/json" };
 
-function route(method: string, path: string): string | undefined {
-  if (method === "GET" && path.startsWith("/api/v1/public/projects/")) return answers.projectTree;
-  if (method === "GET" && path.startsWith("/api/v1/public/recommendations/")) return answers.recommendations;
-  if (method === "PUT" && path.startsWith("/api/v1/traces/")) return answers.trace;
-  if (method === "POST" && path === "/v1/chat/completions") return answers.chatCompletion;
-  if (method === "GET" && path === "/v1/models") return answers.models;
-  if (method === "GET" && path === "/health") return "";
-  return undefined;
-}
-
 function answer(request: IncomingMessage, response: ServerResponse): void {
-  const body = route(request.method ?? "", (request.url ?? "").split("?")[0] ?? "");
+  const body = answerFor(request.method ?? "", (request.url ?? "").split("?")[0] ?? "");
   if (body === undefined) {
     response.writeHead(404, json).end('{"error":"not found"}');
     return;

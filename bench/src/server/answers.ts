@@ -54,3 +54,14 @@ export const requests = {
   traceUpdate: requestExample("studio.openapi.json", "/api/v1/traces/{id}", "put", "score"),
   chatCompletion: requestExample("chat-completions.openapi.json", "/v1/chat/completions", "post", "adapter"),
 };
+
+/** The body answering `method path`, or undefined for a route no scenario calls (a 404). */
+export function answerFor(method: string, path: string): string | undefined {
+  if (method === "GET" && path.startsWith("/api/v1/public/projects/")) return answers.projectTree;
+  if (method === "GET" && path.startsWith("/api/v1/public/recommendations/")) return answers.recommendations;
+  if (method === "PUT" && path.startsWith("/api/v1/traces/")) return answers.trace;
+  if (method === "POST" && path === "/v1/chat/completions") return answers.chatCompletion;
+  if (method === "GET" && path === "/v1/models") return answers.models;
+  if (method === "GET" && path === "/health") return "";
+  return undefined;
+}
