@@ -1,12 +1,10 @@
 import { isIpAddress } from "@finetune-studio/internal";
-import { clientConfig, serverEnv } from "./internal/client-config.js";
 import { hostPort } from "./internal/hosts.js";
 import { type NormalizedServe, normalizeServeOptions } from "./internal/normalize.js";
 import { vllmServeArguments } from "./internal/serve-arguments.js";
-import { toShellText } from "./internal/shell.js";
 import { hasControlCharacter, hasWhitespace } from "./internal/text.js";
 import { checkKnownKeys, checkObject, refuse } from "./internal/validate.js";
-import { serveWarnings } from "./internal/warnings.js";
+import { commandAround } from "./serve-command.js";
 import type { ServeCommand, ServeOptions } from "./serve-options.js";
 
 export const DEFAULT_VLLM_IMAGE = "vllm/vllm-openai:latest";
@@ -58,14 +56,7 @@ export function buildDockerCommand(options: ServeOptions, docker: DockerOptions 
     image,
     ...vllmServeArguments(normalized, "0.0.0.0"),
   ];
-  return {
-    argv,
-    env: serverEnv(normalized),
-    shell: toShellText(argv),
-    client: clientConfig(normalized, normalized.host),
-    listen: { host: normalized.host, port: normalized.port },
-    warnings: serveWarnings(normalized),
-  };
+  return commandAround(argv, normalized);
 }
 
 function checkImage(image: unknown): string {

@@ -1,5 +1,5 @@
 import { clientConfig, serverEnv } from "./internal/client-config.js";
-import { normalizeServeOptions } from "./internal/normalize.js";
+import { type NormalizedServe, normalizeServeOptions } from "./internal/normalize.js";
 import { vllmServeArguments } from "./internal/serve-arguments.js";
 import { toShellText } from "./internal/shell.js";
 import { serveWarnings } from "./internal/warnings.js";
@@ -20,7 +20,11 @@ import type { ServeCommand, ServeOptions } from "./serve-options.js";
  */
 export function buildServeCommand(options: ServeOptions): ServeCommand {
   const normalized = normalizeServeOptions(options);
-  const argv = ["vllm", "serve", ...vllmServeArguments(normalized, normalized.host)];
+  return commandAround(["vllm", "serve", ...vllmServeArguments(normalized, normalized.host)], normalized);
+}
+
+/** A command that serves `normalized`: its argv, with what it needs from its environment and how to call it. */
+export function commandAround(argv: string[], normalized: NormalizedServe): ServeCommand {
   return {
     argv,
     env: serverEnv(normalized),
