@@ -73,10 +73,13 @@ async function streamZeros(
   while (sent.bytes < total && !sink.destroyed) {
     sent.bytes += chunk.byteLength;
     if (!sink.write(chunk)) {
+      // Whichever comes first; the others are removed, or every wait would leave two listeners behind.
       await new Promise<void>((resolve) => {
-        sink.once("drain", resolve);
-        sink.once("close", resolve);
-        sink.once("error", resolve);
+        const done = () => {
+          sink.off("drain", done).off("close", done).off("error", done);
+          resolve();
+        };
+        sink.on("drain", done).on("close", done).on("error", done);
       });
     }
   }
