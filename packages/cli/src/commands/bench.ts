@@ -1,4 +1,3 @@
-import { setMaxListeners } from "node:events";
 import { join } from "node:path";
 import { type ChatClient, createChatClient, StudioAuthError } from "@finetune-studio/client";
 import { escapeForTerminal, jsonForTerminal } from "@finetune-studio/internal";
@@ -47,8 +46,6 @@ async function runBench(args: readonly string[], io: CliIo): Promise<number> {
       : datasetRequests(String(values.dataset), model);
 
   const stop = new AbortController();
-  // Every request in flight listens on it: hundreds at a high concurrency, none of them a leak.
-  setMaxListeners(0, stop.signal);
   const onSignal = () => {
     io.err("\nstudio-serve: stopping the run; what was measured is kept\n");
     stop.abort();
