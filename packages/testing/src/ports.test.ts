@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { firstEphemeralPort, getFreePortFollowedBy } from "./ports.js";
+import { firstEphemeralPort, getFreePort, getFreePortFollowedBy } from "./ports.js";
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -14,6 +14,14 @@ function listenOn(port: number): Promise<void> {
     server.once("error", reject).listen({ host: "127.0.0.1", port, exclusive: true }, resolve);
   });
 }
+
+describe("getFreePort", () => {
+  it("gives a free port below the ones the OS hands out by itself", async () => {
+    const port = await getFreePort();
+    expect(port).toBeLessThan(firstEphemeralPort());
+    await listenOn(port);
+  });
+});
 
 describe("getFreePortFollowedBy", () => {
   it("gives a run of free ports below the ones the OS hands out by itself", async () => {

@@ -1,19 +1,9 @@
 import { readFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { probePort } from "@finetune-studio/internal";
 
-/** Asks the OS for a free TCP port on loopback; the port is released before it is returned. */
+/** A free TCP port on loopback, below the OS's ephemeral range (see getFreePortFollowedBy for why). */
 export function getFreePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
+  return getFreePortFollowedBy(0);
 }
 
 /**
