@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { isHostname, isIPv4, isIPv6, isIpAddress, isLoopbackHost, isWildcardHost } from "./hosts.js";
+import {
+  isHostname,
+  isIPv4,
+  isIPv6,
+  isIpAddress,
+  isLoopbackHost,
+  isThisMachine,
+  isWildcardHost,
+} from "./hosts.js";
 
 describe("isLoopbackHost", () => {
   it.each([
@@ -73,6 +81,16 @@ describe("isWildcardHost", () => {
 
   it.each(["127.0.0.1", "::1", "0.0.0.1", "localhost", "", "0"])("does not count %s", (host) => {
     expect(isWildcardHost(host)).toBe(false);
+  });
+});
+
+describe("isThisMachine", () => {
+  it.each(["localhost", "127.0.0.1", "[::1]", "0.0.0.0", "[::]"])("counts %s", (host) => {
+    expect(isThisMachine(host)).toBe(true);
+  });
+
+  it.each(["10.0.0.1", "app.localhost", "example.com", "0.0.0.1"])("does not count %s", (host) => {
+    expect(isThisMachine(host)).toBe(false);
   });
 });
 

@@ -41,6 +41,14 @@ export function isWildcardHost(host: string): boolean {
   return host === "0.0.0.0" || canonicalIPv6(host) === "::";
 }
 
+/**
+ * Whether a connection to `host` stays on this machine, so a token may travel there over plain http: a
+ * loopback host, or an unspecified address (connecting to it reaches this machine).
+ */
+export function isThisMachine(host: string): boolean {
+  return isLoopbackHost(host) || isWildcardHost(host);
+}
+
 /** The WHATWG URL parser's spelling of an IPv6 literal (lower case, zeros compressed), or undefined. */
 function canonicalIPv6(host: string): string | undefined {
   const bare = host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host;

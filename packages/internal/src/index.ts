@@ -2,7 +2,15 @@
 // One file per concern; add a line here for each new one.
 export { readAtMost } from "./bounded-body.js";
 export { codePointLength, describeSecret, describeValue } from "./describe.js";
-export { isHostname, isIPv4, isIPv6, isIpAddress, isLoopbackHost, isWildcardHost } from "./hosts.js";
+export {
+  isHostname,
+  isIPv4,
+  isIPv6,
+  isIpAddress,
+  isLoopbackHost,
+  isThisMachine,
+  isWildcardHost,
+} from "./hosts.js";
 export { leftGroupState, processStartTicks, stopLeftGroup } from "./left-group.js";
 export { type PortState, probePort } from "./port-probe.js";
 export {

@@ -153,4 +153,21 @@ describe("probeInstance", () => {
     });
     expect(seen).toEqual([null, null, null]);
   });
+
+  it("sends the key over plain http to this machine's unspecified address, as the client allows", async () => {
+    const seen: (string | null)[] = [];
+    const fetch = async (request: Request) => {
+      seen.push(request.headers.get("authorization"));
+      const { pathname } = new URL(request.url);
+      if (pathname === "/v1/models") return Response.json({ data: [{ id: "m", parent: null }] });
+      return new Response(pathname === "/metrics" ? PAGE : "");
+    };
+    const { status } = await probeInstance("http://0.0.0.0:8000", {
+      timeoutMs: 5_000,
+      apiKey: "sk-x",
+      fetch,
+    });
+    expect(status).toMatchObject({ state: "up", detail: null });
+    expect(seen).toEqual([null, "Bearer sk-x", null]);
+  });
 });

@@ -7,7 +7,7 @@ import {
   StudioError,
   StudioTimeoutError,
 } from "@finetune-studio/client";
-import { isLoopbackHost } from "@finetune-studio/internal";
+import { isThisMachine } from "@finetune-studio/internal";
 import {
   type MetricsScrape,
   summarizeVllmMetrics,
@@ -200,7 +200,7 @@ function down(status: InstanceStatus, state: InstanceStatus["state"], detail: st
 function keyToSend(url: string, apiKey: string | undefined, notes: string[]): string | undefined {
   if (apiKey === undefined) return undefined;
   const { protocol, hostname } = new URL(url);
-  if (protocol === "https:" || isLoopbackHost(hostname)) return apiKey;
+  if (protocol === "https:" || isThisMachine(hostname)) return apiKey;
   notes.push("the API key was not sent: plain http to another machine would expose it");
   return undefined;
 }

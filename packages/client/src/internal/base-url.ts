@@ -1,4 +1,4 @@
-import { isLoopbackHost, isWildcardHost } from "@finetune-studio/internal";
+import { isThisMachine } from "@finetune-studio/internal";
 import { StudioValidationError } from "../errors.js";
 
 /**
@@ -33,8 +33,12 @@ export function parseBaseUrl(
   }
   // A token over plain http can be read by anyone on the path, unless it never leaves this machine: loopback
   // and the unspecified addresses. A name under `.localhost` does not count: a resolver may send it anywhere.
-  const local = isLoopbackHost(url.hostname) || isWildcardHost(url.hostname);
-  if (url.protocol === "http:" && options.sendsSecret && !options.allowInsecureHttp && !local) {
+  if (
+    url.protocol === "http:" &&
+    options.sendsSecret &&
+    !options.allowInsecureHttp &&
+    !isThisMachine(url.hostname)
+  ) {
     throw fail(
       "must use https:// for a host other than this machine, because the token would travel in clear " +
         "(pass allowInsecureHttp: true to accept that)",

@@ -1,4 +1,4 @@
-import { isLoopbackHost, isWildcardHost } from "@finetune-studio/internal";
+import { isThisMachine } from "@finetune-studio/internal";
 import { hostPort, parseHostPort } from "./hosts.js";
 import { refuse } from "./validate.js";
 
@@ -66,8 +66,7 @@ function sameEndpoint(
 ): boolean {
   if (upstream.port !== listen.port) return false;
   if (upstream.host === listen.host) return true;
-  const local = (host: string) => isLoopbackHost(host) || isWildcardHost(host);
-  return local(upstream.host) && local(listen.host);
+  return isThisMachine(upstream.host) && isThisMachine(listen.host);
 }
 
 /** A whole number of seconds from 1 to `max`. */
