@@ -24,6 +24,18 @@ const modelList = answer(200, JSON.stringify({ data: [{ id: "m", parent: null }]
 });
 const vllm: Routes = { "/health": ok, "/v1/models": modelList, "/metrics": answer(200, PAGE) };
 
+/** A vLLM answered in-process (no connection is made), recording the Authorization header of each request. */
+function keyRecordingVllm() {
+  const seen: (string | null)[] = [];
+  const fetch = async (request: Request) => {
+    seen.push(request.headers.get("authorization"));
+    const { pathname } = new URL(request.url);
+    if (pathname === "/v1/models") return Response.json({ data: [{ id: "m", parent: null }] });
+    return new Response(pathname === "/metrics" ? PAGE : "");
+  };
+  return { seen, fetch };
+}
+
 /** A server on 127.0.0.1 with `routes` (404 elsewhere); `seen` records each request's path and key. */
 async function serve(routes: Routes) {
   const seen: { path: string; authorization: string | undefined }[] = [];
@@ -135,13 +147,7 @@ describe("probeInstance", () => {
   });
 
   it("sends no key over plain http to another machine, and says so", async () => {
-    const seen: (string | null)[] = [];
-    const fetch = async (request: Request) => {
-      seen.push(request.headers.get("authorization"));
-      const { pathname } = new URL(request.url);
-      if (pathname === "/v1/models") return Response.json({ data: [{ id: "m", parent: null }] });
-      return new Response(pathname === "/metrics" ? PAGE : "");
-    };
+    const { seen, fetch } = keyRecordingVllm();
     const { status } = await probeInstance("http://10.1.2.3:8000", {
       timeoutMs: 5_000,
       apiKey: "sk-x",
@@ -155,13 +161,7 @@ describe("probeInstance", () => {
   });
 
   it("sends the key over plain http to this machine's unspecified address, as the client allows", async () => {
-    const seen: (string | null)[] = [];
-    const fetch = async (request: Request) => {
-      seen.push(request.headers.get("authorization"));
-      const { pathname } = new URL(request.url);
-      if (pathname === "/v1/models") return Response.json({ data: [{ id: "m", parent: null }] });
-      return new Response(pathname === "/metrics" ? PAGE : "");
-    };
+    const { seen, fetch } = keyRecordingVllm();
     const { status } = await probeInstance("http://0.0.0.0:8000", {
       timeoutMs: 5_000,
       apiKey: "sk-x",
