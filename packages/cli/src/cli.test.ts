@@ -323,7 +323,7 @@ const usageErrors: [string, string[], RegExp][] = [
     ["command", "full", "m", "extra"],
     /unexpected argument "extra"; put vLLM's own options after --/,
   ],
-  ["an unknown flag", ["command", "full", "m", "--gpu-index", "0"], /Unknown option '--gpu-index'/],
+  ["an unknown flag", ["command", "full", "m", "--gpu-index", "0"], /unknown option "--gpu-index" \(see studio-serve command --help\)/],
   ["a flag without value", ["command", "full", "m", "--port"], /--port/],
   [
     "a port that is not a number",
@@ -337,7 +337,7 @@ const usageErrors: [string, string[], RegExp][] = [
   ],
   ["port 70000", ["command", "full", "m", "--port", "70000"], /--port: .* \(given 70000\)/],
   ["a bad host", ["command", "full", "m", "--host", "my host"], /--host: must be an IPv4/],
-  ["a model that is an option", ["command", "full", "-x"], /Unknown option '-x'/],
+  ["a model that is an option", ["command", "full", "-x"], /unknown option "-x"/],
   [
     "a served name with a space",
     ["command", "full", "m", "--served-model-name", "a b"],

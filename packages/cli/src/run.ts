@@ -5,7 +5,8 @@ import { COMMANDS, findCommand } from "./commands/registry.js";
 import { ExitCode } from "./shared/exit-codes.js";
 import { mainHelp } from "./shared/help.js";
 import { type CliIo, UsageError } from "./shared/io.js";
-import { cliField } from "./shared/serve-args.js";
+import { cliField, cliRule } from "./shared/serve-args.js";
+import { quoted } from "./shared/values.js";
 
 /** Runs `studio-serve <args>` and resolves with the exit code. Bad input is one line on stderr and code 2. */
 export async function runCli(args: readonly string[], io: CliIo): Promise<number> {
@@ -30,20 +31,20 @@ export async function runCli(args: readonly string[], io: CliIo): Promise<number
   }
   const command = findCommand(subcommand);
   try {
-    if (command === undefined) throw new UsageError(`unknown command "${subcommand}"`);
+    if (command === undefined) throw new UsageError(`unknown command ${quoted(subcommand)}`);
     return await command.run(rest, io);
   } catch (error) {
     if (error instanceof UsageError) {
-      const help =
-        error.helpFor === undefined ? "studio-serve --help" : `studio-serve ${error.helpFor} --help`;
-      // The message may quote what the user typed: escaped, so it cannot steer the terminal.
+      // The help of the command that was run, or of its kind (`command lora`) when the error names it.
+      const helpFor = error.helpFor ?? command?.name;
+      const help = helpFor === undefined ? "studio-serve --help" : `studio-serve ${helpFor} --help`;
+      // What the user typed is quoted in the message; escaped too, so nothing in it can steer the terminal.
       io.err(`studio-serve: ${escapeForTerminal(error.message)} (see ${help})\n`);
       return ExitCode.Usage;
     }
     if (error instanceof ServeConfigError) {
       io.err(
-        escapeForTerminal(`studio-serve: ${cliField(error.field)}: ${error.rule} (given ${error.given})`) +
-          "\n",
+        `${escapeForTerminal(`studio-serve: ${cliField(error.field)}: ${cliRule(error.rule)} (given ${error.given})`)}\n`,
       );
       return ExitCode.Usage;
     }

@@ -1,31 +1,130 @@
 import { type BenchSlo, parseSlo, ServeConfigError } from "@finetune-studio/serve-kit";
+import { API_KEY_ENV_FLAG, JSON_FLAG, LAUNCH_FLAG, OUT_FLAG } from "../shared/common-flags.js";
+import {
+  countFlag,
+  describedAs,
+  type ParsedFlags,
+  ruleFlag,
+  secondsFlag,
+  textFlag,
+} from "../shared/flags.js";
 import { UsageError } from "../shared/io.js";
+import { positiveDecimal, refuse, wholeNumber } from "../shared/values.js";
 import type { LoadShape } from "./run-load.js";
 
-// The flags of `studio-serve bench`, checked before any request is sent.
+// The flags of `studio-serve bench`, each with its rule and default, checked before any request is sent.
 
-export const BENCH_OPTIONS = {
-  launch: { type: "string" },
-  model: { type: "string" },
-  rate: { type: "string" },
-  burstiness: { type: "string" },
-  seed: { type: "string" },
-  concurrency: { type: "string" },
-  sweep: { type: "string" },
-  requests: { type: "string" },
-  duration: { type: "string" },
-  "input-tokens": { type: "string" },
-  "output-tokens": { type: "string" },
-  dataset: { type: "string" },
-  slo: { type: "string" },
-  attainment: { type: "string" },
-  "target-rps": { type: "string" },
-  timeout: { type: "string" },
-  "api-key-env": { type: "string" },
-  json: { type: "boolean" },
-  out: { type: "string" },
-  help: { type: "boolean", short: "h" },
-} as const;
+export const CONCURRENCY_FLAG = countFlag("concurrency", {
+  min: 1,
+  max: 100_000,
+  fallback: 1,
+  help: "keep N requests open at once",
+});
+export const RATE_FLAG = ruleFlag(
+  "rate",
+  { valueName: "R", help: "send R requests per second, Poisson arrivals (inf: all at once)" },
+  (text, flag) => positiveDecimal(text, flag, true),
+);
+export const BURSTINESS_FLAG = ruleFlag(
+  "burstiness",
+  { valueName: "B", help: "with --rate: gamma-distributed gaps, 1 = Poisson", fallback: 1 },
+  (text, flag) => positiveDecimal(text, flag, true),
+);
+export const SEED_FLAG = countFlag("seed", {
+  valueName: "S",
+  min: 0,
+  max: 2 ** 31 - 1,
+  fallback: 0,
+  help: "with --rate: the seed of the arrival times",
+});
+export const SWEEP_FLAG = textFlag("sweep", {
+  valueName: "rate:1,2,4 | concurrency:1,4,16",
+  help: "measure each load in turn; with --slo, find the highest one served",
+});
+export const REQUESTS_FLAG = countFlag("requests", {
+  min: 1,
+  max: 1_000_000,
+  fallback: 100,
+  help: "requests per load",
+});
+export const DURATION_FLAG = secondsFlag("duration", {
+  min: 1,
+  max: 86_400,
+  help: "or: seconds per load",
+});
+export const LOAD_FLAGS = [
+  CONCURRENCY_FLAG,
+  RATE_FLAG,
+  BURSTINESS_FLAG,
+  SEED_FLAG,
+  SWEEP_FLAG,
+  REQUESTS_FLAG,
+  DURATION_FLAG,
+];
+
+export const MODEL_FLAG = textFlag("model", {
+  valueName: "M",
+  help: "the served name to load (default: the first /v1/models lists)",
+});
+export const INPUT_TOKENS_FLAG = countFlag("input-tokens", {
+  min: 1,
+  max: 1_000_000,
+  fallback: 256,
+  help: "synthetic prompts of about N tokens",
+});
+export const OUTPUT_TOKENS_FLAG = countFlag("output-tokens", {
+  min: 1,
+  max: 1_000_000,
+  fallback: 128,
+  help: "exactly N output tokens each: max_tokens with ignore_eos",
+});
+export const DATASET_FLAG = textFlag("dataset", {
+  valueName: "FILE.jsonl",
+  help: "your own traffic instead: one chat request per line",
+});
+export const TIMEOUT_FLAG = secondsFlag("timeout", {
+  min: 1,
+  max: 86_400,
+  fallback: 120,
+  help: "seconds a request may go without a chunk",
+});
+export const REQUEST_FLAGS = [
+  MODEL_FLAG,
+  INPUT_TOKENS_FLAG,
+  OUTPUT_TOKENS_FLAG,
+  DATASET_FLAG,
+  TIMEOUT_FLAG,
+  API_KEY_ENV_FLAG,
+];
+
+export const SLO_FLAG = textFlag("slo", {
+  valueName: "ttft=500ms,tpot=50ms,e2el=10s",
+  help: "a request is good when it meets each; goodput counts them",
+});
+export const ATTAINMENT_FLAG = ruleFlag(
+  "attainment",
+  { valueName: "F", help: "the share of good requests a load must reach to count as served", fallback: 0.95 },
+  (text, flag) => {
+    const share = positiveDecimal(text, flag);
+    return share <= 1 ? share : refuse(flag, "must be a share from above 0 to 1", text);
+  },
+);
+export const TARGET_RPS_FLAG = ruleFlag(
+  "target-rps",
+  { valueName: "R", help: "with a sweep: the instances (launch --instances, or replicaCount) R needs" },
+  (text, flag) => positiveDecimal(text, flag),
+);
+export const SLO_FLAGS = [SLO_FLAG, ATTAINMENT_FLAG, TARGET_RPS_FLAG];
+
+export const OUTPUT_FLAGS = [
+  describedAs(JSON_FLAG, "one JSON document (stable field names) instead of the table"),
+  describedAs(
+    OUT_FLAG,
+    "also write records.jsonl (one line per request), summary.json and, for a\nsweep, latency.svg (latency against load)",
+  ),
+];
+
+export const BENCH_FLAGS = [LAUNCH_FLAG, ...LOAD_FLAGS, ...REQUEST_FLAGS, ...SLO_FLAGS, ...OUTPUT_FLAGS];
 
 /** One load level of a run: its shape and how it is named in tables. */
 export interface LoadLevel {
@@ -48,36 +147,15 @@ export interface BenchPlan {
   timeoutMs: number;
 }
 
-type Values = Record<string, string | boolean | string[] | undefined>;
-
-function refuse(flag: string, rule: string, given: unknown): never {
-  const shown = typeof given === "string" && given.length > 40 ? `${given.slice(0, 40)}…` : given;
-  throw new UsageError(`--${flag}: ${rule} (given ${JSON.stringify(shown)})`, "bench");
-}
-
-function integer(values: Values, flag: string, fallback: number, min: number, max: number): number {
-  const text = values[flag];
-  if (text === undefined) return fallback;
-  const number = typeof text === "string" && /^\d{1,9}$/.test(text) ? Number(text) : Number.NaN;
-  if (!(number >= min && number <= max)) refuse(flag, `must be a whole number from ${min} to ${max}`, text);
-  return number;
-}
-
-function positive(text: unknown, flag: string, allowInfinity = false): number {
-  if (allowInfinity && text === "inf") return Number.POSITIVE_INFINITY;
-  const number = typeof text === "string" && /^\d{1,9}(\.\d{1,9})?$/.test(text) ? Number(text) : Number.NaN;
-  if (!(number > 0)) refuse(flag, `must be a number above 0${allowInfinity ? ", or inf" : ""}`, text);
-  return number;
-}
-
 /** Reads the load flags: one of --rate, --concurrency or --sweep (default: one request at a time). */
-export function planBench(values: Values): BenchPlan {
-  const given = ["rate", "concurrency", "sweep"].filter((flag) => values[flag] !== undefined);
+export function planBench(parsed: ParsedFlags): BenchPlan {
+  const values = parsed.raw;
+  const given = [RATE_FLAG, CONCURRENCY_FLAG, SWEEP_FLAG].filter((flag) => values[flag.name] !== undefined);
   if (given.length > 1) {
-    throw new UsageError(`--${given[0]} and --${given[1]}: give one way to offer the load`, "bench");
+    throw new UsageError(`--${given[0]?.name} and --${given[1]?.name}: give one way to offer the load`);
   }
-  const burstiness = values.burstiness === undefined ? 1 : positive(values.burstiness, "burstiness", true);
-  const seed = integer(values, "seed", 0, 0, 2 ** 31 - 1);
+  const burstiness = parsed.get(BURSTINESS_FLAG);
+  const seed = parsed.get(SEED_FLAG);
   const rateLevel = (rate: number): LoadLevel => ({
     load: rate,
     label: `rate ${rate === Number.POSITIVE_INFINITY ? "inf" : rate}`,
@@ -90,53 +168,54 @@ export function planBench(values: Values): BenchPlan {
   });
   let levels: LoadLevel[];
   let loadName: BenchPlan["loadName"] = "concurrency";
-  if (values.rate !== undefined) {
-    levels = [rateLevel(positive(values.rate, "rate", true))];
+  const rate = parsed.get(RATE_FLAG);
+  const sweep = parsed.get(SWEEP_FLAG);
+  if (rate !== undefined) {
+    levels = [rateLevel(rate)];
     loadName = "request rate (req/s)";
-  } else if (values.sweep !== undefined) {
-    const match = /^(rate|concurrency):(.+)$/.exec(String(values.sweep));
-    if (match === null) refuse("sweep", "must be rate:R1,R2,... or concurrency:N1,N2,...", values.sweep);
+  } else if (sweep !== undefined) {
+    const match = /^(rate|concurrency):(.+)$/.exec(sweep);
+    if (match === null) refuse("--sweep", "must be rate:R1,R2,... or concurrency:N1,N2,...", sweep);
     const [, kind, list] = match as unknown as [string, "rate" | "concurrency", string];
     const loads = list.split(",");
-    if (loads.length > 32) refuse("sweep", "must list at most 32 loads", values.sweep);
+    if (loads.length > 32) refuse("--sweep", "must list at most 32 loads", sweep);
     levels =
       kind === "rate"
-        ? loads.map((text) => rateLevel(positive(text, "sweep")))
-        : loads.map((text) => concurrencyLevel(integer({ sweep: text }, "sweep", 1, 1, 100_000)));
+        ? loads.map((text) => rateLevel(positiveDecimal(text, "--sweep")))
+        : loads.map((text) => concurrencyLevel(wholeNumber(text, "--sweep", 1, 100_000)));
     loadName = kind === "rate" ? "request rate (req/s)" : "concurrency";
   } else {
-    levels = [concurrencyLevel(integer(values, "concurrency", 1, 1, 100_000))];
+    levels = [concurrencyLevel(parsed.get(CONCURRENCY_FLAG))];
   }
   if (values.requests !== undefined && values.duration !== undefined) {
-    throw new UsageError("--requests and --duration: give one way to end a run", "bench");
+    throw new UsageError("--requests and --duration: give one way to end a run");
   }
-  const durationMs =
-    values.duration === undefined ? undefined : integer(values, "duration", 60, 1, 86_400) * 1000;
+  const duration = parsed.get(DURATION_FLAG);
+  const durationMs = duration === undefined ? undefined : duration * 1000;
   let slo: BenchSlo | undefined;
   try {
-    slo = values.slo === undefined ? undefined : parseSlo(String(values.slo), "--slo");
+    const text = parsed.get(SLO_FLAG);
+    slo = text === undefined ? undefined : parseSlo(text, "--slo");
   } catch (error) {
     if (error instanceof ServeConfigError)
-      throw new UsageError(`${error.field}: ${error.rule} (given ${error.given})`, "bench");
+      throw new UsageError(`${error.field}: ${error.rule} (given ${error.given})`);
     throw error;
   }
-  const attainment = values.attainment === undefined ? 0.95 : positive(values.attainment, "attainment");
-  if (attainment > 1) refuse("attainment", "must be a share from above 0 to 1", values.attainment);
-  const targetRps =
-    values["target-rps"] === undefined ? undefined : positive(values["target-rps"], "target-rps");
+  const attainment = parsed.get(ATTAINMENT_FLAG);
+  const targetRps = parsed.get(TARGET_RPS_FLAG);
   if (targetRps !== undefined && slo === undefined) {
-    throw new UsageError("--target-rps: needs --slo, which says what serving the traffic means", "bench");
+    throw new UsageError("--target-rps: needs --slo, which says what serving the traffic means");
   }
   return {
     levels,
     loadName,
-    requests: integer(values, "requests", 100, 1, 1_000_000),
+    requests: parsed.get(REQUESTS_FLAG),
     durationMs,
-    inputTokens: integer(values, "input-tokens", 256, 1, 1_000_000),
-    outputTokens: integer(values, "output-tokens", 128, 1, 1_000_000),
+    inputTokens: parsed.get(INPUT_TOKENS_FLAG),
+    outputTokens: parsed.get(OUTPUT_TOKENS_FLAG),
     slo,
     attainment,
     targetRps,
-    timeoutMs: integer(values, "timeout", 120, 1, 86_400) * 1000,
+    timeoutMs: parsed.get(TIMEOUT_FLAG) * 1000,
   };
 }

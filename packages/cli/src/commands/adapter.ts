@@ -1,43 +1,40 @@
 import { hasTerminalControl } from "@finetune-studio/internal";
+import { LAUNCH_PORT_FLAG } from "../shared/common-flags.js";
 import { ExitCode } from "../shared/exit-codes.js";
+import { flagHelp, parseFlags, refuseExtraWords } from "../shared/flags.js";
 import { type CliIo, UsageError } from "../shared/io.js";
-import { parseCommandLine } from "../shared/serve-args.js";
+import { talkToLaunch } from "../shared/launch-control.js";
+import { quoted } from "../shared/values.js";
 import type { CliCommand } from "./command-type.js";
-import { controlPort, talkToLaunch } from "./reload.js";
+
+const FLAGS = [LAUNCH_PORT_FLAG];
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 async function runAdapter(args: readonly string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseCommandLine("adapter", args, {
-    port: { type: "string" },
-    help: { type: "boolean", short: "h" },
-  });
-  if (values.help === true) {
+  const parsed = parseFlags(args, FLAGS);
+  if (parsed.help) {
     io.out(HELP);
     return ExitCode.Ok;
   }
-  const [action, name, path, ...rest] = positionals;
+  const [action, name, path, ...rest] = parsed.positionals;
   if (action !== "load" && action !== "unload") {
-    throw new UsageError(`say load or unload (given ${JSON.stringify(action ?? "")})`, "adapter");
+    throw new UsageError(`say load or unload (given ${quoted(action ?? "")})`);
   }
   if (name === undefined || !NAME.test(name)) {
     throw new UsageError(
       "<name>: must be 1 to 128 letters, digits, '.', '_' or '-', starting with a letter or digit",
-      "adapter",
     );
   }
-  const port = controlPort(values.port, "adapter");
+  const port = parsed.get(LAUNCH_PORT_FLAG);
   if (action === "unload") {
-    if (path !== undefined) throw new UsageError(`unexpected argument "${path}"`, "adapter");
+    refuseExtraWords(parsed.positionals.slice(2));
     return await talkToLaunch(port, { op: "adapter", action, name }, io);
   }
   if (path === undefined || path === "" || hasTerminalControl(path) || path.length > 4096) {
-    throw new UsageError(
-      "<path>: load needs the adapter's path (a directory or a Hugging Face repo)",
-      "adapter",
-    );
+    throw new UsageError("<path>: load needs the adapter's path (a directory or a Hugging Face repo)");
   }
-  if (rest.length > 0) throw new UsageError(`unexpected argument "${rest[0]}"`, "adapter");
+  refuseExtraWords(rest);
   return await talkToLaunch(port, { op: "adapter", action, name, path }, io);
 }
 
@@ -48,7 +45,7 @@ Usage:
   studio-serve adapter load <name> <path> [--port P]
   studio-serve adapter unload <name> [--port P]
 
-  --port P    the port the launch serves on (its HAProxy; default 8000)
+${flagHelp(FLAGS)}
 
 The launch remembers the adapters loaded this way, and a reload loads them again. The launch needs
 --runtime-lora (VLLM_ALLOW_RUNTIME_LORA_UPDATING=True): anyone who can call vLLM can then load

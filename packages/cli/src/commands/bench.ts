@@ -8,17 +8,30 @@ import {
   latencyChartSvg,
   type SweepPoint,
 } from "@finetune-studio/serve-kit";
-import { BENCH_OPTIONS, type BenchPlan, type LoadLevel, planBench } from "../bench/options.js";
+import {
+  BENCH_FLAGS,
+  type BenchPlan,
+  DATASET_FLAG,
+  LOAD_FLAGS,
+  type LoadLevel,
+  MODEL_FLAG,
+  OUTPUT_FLAGS,
+  planBench,
+  REQUEST_FLAGS,
+  SLO_FLAGS,
+} from "../bench/options.js";
 import { datasetRequests, syntheticRequests } from "../bench/prompts.js";
 import { formatBenchTable, formatCapacity } from "../bench/report.js";
 import { LATE_MS, type LoadRun, runLoad } from "../bench/run-load.js";
+import { readApiKey } from "../shared/api-key.js";
+import { API_KEY_ENV_FLAG, JSON_FLAG, LAUNCH_FLAG, OUT_FLAG } from "../shared/common-flags.js";
 import { ExitCode } from "../shared/exit-codes.js";
+import { flagHelp, parseFlags } from "../shared/flags.js";
 import { type CliIo, UsageError } from "../shared/io.js";
+import { messageOf } from "../shared/messages.js";
 import { FileWriteError, writeFilesTogether } from "../shared/safe-files.js";
-import { parseCommandLine } from "../shared/serve-args.js";
+import { quoted, serverUrl } from "../shared/values.js";
 import type { CliCommand } from "./command-type.js";
-import { controlPort } from "./reload.js";
-import { checkServerUrl, readApiKey } from "./status.js";
 
 /** One level measured: its load, its metrics, its records and how far the generator fell behind. */
 interface Measured extends SweepPoint {
@@ -29,21 +42,22 @@ interface Measured extends SweepPoint {
 
 /** `studio-serve bench URL | --launch P`: load a served model and read its latency, as vLLM's bench does. */
 async function runBench(args: readonly string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseCommandLine("bench", args, BENCH_OPTIONS);
-  if (values.help === true) {
+  const parsed = parseFlags(args, BENCH_FLAGS);
+  if (parsed.help) {
     io.out(HELP);
     return ExitCode.Ok;
   }
-  const url = targetUrl(positionals, values.launch as string | undefined);
-  const plan = planBench(values);
-  const apiKey = readApiKey(values["api-key-env"] as string | undefined, io.env, "bench");
+  const url = targetUrl(parsed.positionals, parsed.get(LAUNCH_FLAG));
+  const plan = planBench(parsed);
+  const apiKey = readApiKey(parsed.get(API_KEY_ENV_FLAG), io.env);
+  const dataset = parsed.get(DATASET_FLAG);
   const chat = createChatClient({ baseUrl: url, maxRetries: 0, ...(apiKey === undefined ? {} : { apiKey }) });
-  const model = await servedModel(chat, url, values.model as string | undefined, io);
+  const model = await servedModel(chat, url, parsed.get(MODEL_FLAG), io);
   if (typeof model === "number") return model;
   const requests =
-    values.dataset === undefined
+    dataset === undefined
       ? syntheticRequests(model, plan.requests, plan.inputTokens, plan.outputTokens)
-      : datasetRequests(String(values.dataset), model);
+      : datasetRequests(dataset, model);
 
   const stop = new AbortController();
   const onSignal = () => {
@@ -62,18 +76,19 @@ async function runBench(args: readonly string[], io: CliIo): Promise<number> {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
   }
-  return report(measured, plan, { url, model }, values, io, stop.signal.aborted);
+  const output = { json: parsed.get(JSON_FLAG), out: parsed.get(OUT_FLAG) };
+  return report(measured, plan, { url, model }, output, io, stop.signal.aborted);
 }
 
-function targetUrl(positionals: readonly string[], launch: string | undefined): string {
+function targetUrl(positionals: readonly string[], launch: number | undefined): string {
   if (launch !== undefined && positionals.length > 0) {
-    throw new UsageError("give a server URL or --launch P, not both", "bench");
+    throw new UsageError("give a server URL or --launch P, not both");
   }
-  if (launch !== undefined) return `http://127.0.0.1:${controlPort(launch, "bench")}`;
+  if (launch !== undefined) return `http://127.0.0.1:${launch}`;
   if (positionals.length !== 1) {
-    throw new UsageError("name the server to load, e.g. http://127.0.0.1:8000, or --launch P", "bench");
+    throw new UsageError("name the server to load, e.g. http://127.0.0.1:8000, or --launch P");
   }
-  return checkServerUrl(positionals[0] ?? "", 0);
+  return serverUrl(positionals[0] ?? "", "URL");
 }
 
 /** The model to load: --model when the server serves it, else the first it lists. */
@@ -87,12 +102,12 @@ async function servedModel(chat: ChatClient, url: string, asked: string | undefi
     ids = (await chat.listModels({ timeoutMs: 10_000 })).data.map((entry) => entry.id);
   } catch (error) {
     const hint = error instanceof StudioAuthError ? ": give the server's key with --api-key-env NAME" : "";
-    io.err(`studio-serve: cannot read ${url}/v1/models: ${escapeForTerminal(messageOf(error))}${hint}\n`);
+    io.err(`studio-serve: cannot read ${url}/v1/models: ${messageOf(error)}${hint}\n`);
     return ExitCode.Failure;
   }
   if (asked !== undefined && !ids.includes(asked)) {
     io.err(
-      `studio-serve: --model: ${url} does not serve ${JSON.stringify(escapeForTerminal(asked))}; it serves ${escapeForTerminal(ids.join(", ") || "nothing")}\n`,
+      `studio-serve: --model: ${url} does not serve ${escapeForTerminal(quoted(asked))}; it serves ${escapeForTerminal(ids.join(", ") || "nothing")}\n`,
     );
     return ExitCode.Failure;
   }
@@ -169,7 +184,7 @@ function report(
   measured: readonly Measured[],
   plan: BenchPlan,
   target: { url: string; model: string },
-  values: Record<string, unknown>,
+  output: { json: boolean; out: string | undefined },
   io: CliIo,
   interrupted: boolean,
 ): number {
@@ -189,13 +204,13 @@ function report(
     levels: measured.map(({ label, load, metrics, late }) => ({ label, load, metrics, generatorLate: late })),
     capacity: capacity ?? null,
   };
-  if (values.json === true) io.out(`${jsonForTerminal(document, 2)}\n`);
+  if (output.json) io.out(`${jsonForTerminal(document, 2)}\n`);
   else {
     io.out(formatBenchTable(measured));
     if (capacity !== undefined) io.out(formatCapacity(capacity, plan.loadName, plan.targetRps));
   }
-  if (values.out !== undefined) {
-    const written = writeResults(String(values.out), measured, document, plan.loadName, io);
+  if (output.out !== undefined) {
+    const written = writeResults(output.out, measured, document, plan.loadName, io);
     if (written !== undefined) return written;
   }
   if (interrupted) return 130;
@@ -229,10 +244,6 @@ function writeResults(
   return undefined;
 }
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 const HELP = `studio-serve bench: load a served model through its chat API and read its latency, as vLLM's own
 benchmark defines it, and how many instances a traffic needs.
 
@@ -240,32 +251,17 @@ Usage:
   studio-serve bench URL [options]          e.g. http://127.0.0.1:8000
   studio-serve bench --launch P [options]   the launch serving on port P of this machine
 
-Load (one of):
-  --concurrency N           keep N requests open at once (default 1)
-  --rate R                  send R requests per second, Poisson arrivals (inf: all at once)
-                            [--burstiness B: gamma-distributed gaps, 1 = Poisson] [--seed S]
-  --sweep rate:1,2,4 | concurrency:1,4,16
-                            measure each load in turn; with --slo, find the highest one served
-  --requests N              requests per load (default 100), or --duration S seconds per load
+Load (one of --concurrency, --rate, --sweep):
+${flagHelp(LOAD_FLAGS)}
 
 Requests:
-  --model M                 the served name to load (default: the first /v1/models lists)
-  --input-tokens N          synthetic prompts of about N tokens (default 256)
-  --output-tokens N         exactly N output tokens each: max_tokens with ignore_eos (default 128)
-  --dataset FILE.jsonl      your own traffic instead: one chat request per line
-  --timeout S               seconds a request may go without a chunk (default 120)
-  --api-key-env NAME        the server's key (default: VLLM_API_KEY)
+${flagHelp(REQUEST_FLAGS)}
 
 Service levels and capacity:
-  --slo ttft=500ms,tpot=50ms,e2el=10s
-                            a request is good when it meets each; goodput counts them
-  --attainment F            the share of good requests a load must reach to count as served (0.95)
-  --target-rps R            with a sweep: the instances (launch --instances, or replicaCount) R needs
+${flagHelp(SLO_FLAGS)}
 
 Output:
-  --json                    one JSON document (stable field names) instead of the table
-  --out DIR                 also write records.jsonl (one line per request), summary.json and, for a
-                            sweep, latency.svg (latency against load)
+${flagHelp(OUTPUT_FLAGS)}
 
 Token counts come from the server's usage (stream_options.include_usage). TTFT, TPOT, ITL and
 end-to-end latency follow vllm bench serve. Ctrl-C ends the run and still reports what was measured

@@ -3,21 +3,41 @@ import { join } from "node:path";
 import { jsonForTerminal } from "@finetune-studio/internal";
 import { buildDockerCommand, buildServeCommand } from "@finetune-studio/serve-kit";
 import { checkServeFits } from "../plan/fit-check.js";
+import { JSON_FLAG } from "../shared/common-flags.js";
 import { ExitCode } from "../shared/exit-codes.js";
-import { SERVE_FLAGS } from "../shared/help.js";
+import { describedAs, flagHelp, switchFlag, textFlag } from "../shared/flags.js";
+import { SERVE_HELP } from "../shared/help.js";
 import { type CliIo, UsageError } from "../shared/io.js";
-import { COMMAND_OPTIONS, INHERITED_KEY_NOTE, keySource, parseServeArgs } from "../shared/serve-args.js";
+import { INHERITED_KEY_NOTE, keySource, parseServeArgs, SERVE_FLAGS } from "../shared/serve-args.js";
 import type { CliCommand } from "./command-type.js";
+
+const WHOLE_OUTPUT_FLAG = describedAs(
+  JSON_FLAG,
+  `print the builder's whole output: argv, env, shell, client, warnings\n(a key appears as "\${NAME}", never its value)`,
+);
+const DOCKER_FLAG = switchFlag(
+  "docker",
+  "print a docker run command for the official vllm/vllm-openai image",
+);
+const IMAGE_FLAG = textFlag("image", {
+  valueName: "I",
+  help: "the image for --docker (default vllm/vllm-openai:latest; pin a tag)",
+});
+const HF_CACHE_FLAG = textFlag("hf-cache", {
+  valueName: "DIR",
+  help: "host directory mounted as the Hugging Face cache for --docker\n(default $HF_HOME, else ~/.cache/huggingface)",
+});
+const OUTPUT_FLAGS = [WHOLE_OUTPUT_FLAG, DOCKER_FLAG, IMAGE_FLAG, HF_CACHE_FLAG];
 
 /** `studio-serve command`: prints the vllm serve (or docker run) command, or the builder's whole output. */
 async function runCommand(args: readonly string[], io: CliIo): Promise<number> {
-  const parsed = parseServeArgs("command", args, COMMAND_OPTIONS);
+  const parsed = parseServeArgs("command", args, [...SERVE_FLAGS, ...OUTPUT_FLAGS]);
   if (parsed === "help") {
     io.out(HELP);
     return ExitCode.Ok;
   }
   if (!(await checkServeFits(parsed, io, `command ${parsed.kind}`))) return ExitCode.Failure;
-  const { values } = parsed;
+  const { get } = parsed;
   const key = keySource(parsed, io.env);
   const apiKeyEnv = key?.name;
   if (key?.inherited === true) io.err(INHERITED_KEY_NOTE);
@@ -25,19 +45,24 @@ async function runCommand(args: readonly string[], io: CliIo): Promise<number> {
   const keyReference = apiKeyEnv === undefined ? undefined : `\${${apiKeyEnv}}`;
   const options = keyReference === undefined ? parsed.options : { ...parsed.options, apiKey: keyReference };
   const helpFor = `command ${parsed.kind}`;
-  if (values.docker !== true) {
-    for (const flag of ["image", "hf-cache"]) {
-      if (values[flag] !== undefined) throw new UsageError(`--${flag}: only goes with --docker`, helpFor);
+  const docker = get(DOCKER_FLAG);
+  const image = get(IMAGE_FLAG);
+  const hfCache = get(HF_CACHE_FLAG);
+  if (!docker) {
+    for (const [flag, value] of [
+      [IMAGE_FLAG, image],
+      [HF_CACHE_FLAG, hfCache],
+    ] as const) {
+      if (value !== undefined) throw new UsageError(`--${flag.name}: only goes with --docker`, helpFor);
     }
   }
-  const result =
-    values.docker === true
-      ? buildDockerCommand(options, {
-          ...(values.image === undefined ? {} : { image: values.image as string }),
-          hfCacheDir: (values["hf-cache"] as string | undefined) ?? defaultHfCache(io.env),
-        })
-      : buildServeCommand(options);
-  if (values.json === true) {
+  const result = docker
+    ? buildDockerCommand(options, {
+        ...(image === undefined ? {} : { image }),
+        hfCacheDir: hfCache ?? defaultHfCache(io.env),
+      })
+    : buildServeCommand(options);
+  if (get(WHOLE_OUTPUT_FLAG)) {
     io.out(`${jsonForTerminal(result, 2)}\n`);
   } else {
     const envPrefix = keyReference === undefined ? "" : `VLLM_API_KEY="${keyReference}" `;
@@ -60,15 +85,10 @@ Usage:
   studio-serve command full <model> [options] [-- vllm options]
   studio-serve command lora <base> --adapter name=path [--adapter ...] [options] [-- vllm options]
 
-${SERVE_FLAGS}
+${SERVE_HELP}
 
 Output:
-  --json                    print the builder's whole output: argv, env, shell, client, warnings
-                            (a key appears as "\${NAME}", never its value)
-  --docker                  print a docker run command for the official vllm/vllm-openai image
-  --image I                 the image for --docker (default vllm/vllm-openai:latest; pin a tag)
-  --hf-cache DIR            host directory mounted as the Hugging Face cache for --docker
-                            (default $HF_HOME, else ~/.cache/huggingface)
+${flagHelp(OUTPUT_FLAGS)}
 
 Examples:
   studio-serve command full acme/support-8b --served-model-name support

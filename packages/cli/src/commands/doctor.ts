@@ -2,30 +2,39 @@ import { jsonForTerminal } from "@finetune-studio/internal";
 import { checkListenAddress } from "@finetune-studio/serve-kit";
 import { evaluateDoctor, formatDoctorTable } from "../doctor/doctor-checks.js";
 import { probeDoctor } from "../doctor/doctor-probes.js";
+import { DEFAULT_LISTEN, JSON_FLAG } from "../shared/common-flags.js";
 import { ExitCode } from "../shared/exit-codes.js";
-import { type CliIo, UsageError } from "../shared/io.js";
-import { numberOrRaw, parseCommandLine } from "../shared/serve-args.js";
+import { flagHelp, parseFlags, refuseExtraWords, textFlag } from "../shared/flags.js";
+import type { CliIo } from "../shared/io.js";
+import { numberOrRaw } from "../shared/raw-values.js";
 import type { CliCommand } from "./command-type.js";
 
-const DOCTOR_OPTIONS = {
-  host: { type: "string" },
-  port: { type: "string" },
-  json: { type: "boolean" },
-  help: { type: "boolean", short: "h" },
-} as const;
+// The address is checked by serve-kit's listen-address rule, as launch's is.
+const HOST_FLAG = textFlag("host", {
+  valueName: "H",
+  help: `the address vLLM will listen on (default ${DEFAULT_LISTEN.host})`,
+});
+const PORT_FLAG = textFlag("port", {
+  valueName: "P",
+  help: `the port vLLM will listen on, checked free (default ${DEFAULT_LISTEN.port})`,
+});
+const FLAGS = [HOST_FLAG, PORT_FLAG, JSON_FLAG];
 
 /** `studio-serve doctor`: a table of prerequisites, pass or fail, with the fix. Exit 1 when one fails. */
 async function runDoctor(args: readonly string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseCommandLine("doctor", args, DOCTOR_OPTIONS);
-  if (values.help === true) {
+  const parsed = parseFlags(args, FLAGS);
+  if (parsed.help) {
     io.out(HELP);
     return ExitCode.Ok;
   }
-  if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`, "doctor");
-  const { host, port } = checkListenAddress({ host: values.host, port: numberOrRaw(values.port) });
+  refuseExtraWords(parsed.positionals);
+  const { host, port } = checkListenAddress({
+    host: parsed.get(HOST_FLAG),
+    port: numberOrRaw(parsed.get(PORT_FLAG)),
+  });
   const results = evaluateDoctor(await probeDoctor(io.env, host, port));
   const ok = results.every((result) => result.status !== "fail");
-  if (values.json === true) io.out(`${jsonForTerminal({ ok, checks: results }, 2)}\n`);
+  if (parsed.get(JSON_FLAG)) io.out(`${jsonForTerminal({ ok, checks: results }, 2)}\n`);
   else io.out(formatDoctorTable(results));
   return ok ? ExitCode.Ok : ExitCode.Failure;
 }
@@ -38,6 +47,9 @@ Usage:
 Checks Python (3.8 or newer; current vLLM releases need 3.10+), vllm on PATH, an NVIDIA GPU and its
 free memory (nvidia-smi), a hub login for private repositories (HF_TOKEN or the hub CLI's token),
 and that the port is free. Exits 1 when a required check fails; warnings do not fail.
+
+Options:
+${flagHelp(FLAGS)}
 `;
 
 export const doctor: CliCommand = {

@@ -1,11 +1,51 @@
 import { runFleet } from "../fleet/fleet.js";
 import { parseLayout } from "../fleet/layout.js";
+import { DEFAULT_STOP_TIMEOUT_SECONDS, DEFAULT_TIMEOUT_SECONDS } from "../launch/plan.js";
 import { checkServeFits } from "../plan/fit-check.js";
 import { ExitCode } from "../shared/exit-codes.js";
-import { SERVE_FLAGS } from "../shared/help.js";
+import { flagHelp, switchFlag, textFlag } from "../shared/flags.js";
+import { SERVE_HELP } from "../shared/help.js";
 import type { CliIo } from "../shared/io.js";
-import { LAUNCH_OPTIONS, parseServeArgs } from "../shared/serve-args.js";
+import { parseServeArgs, SERVE_FLAGS } from "../shared/serve-args.js";
 import type { CliCommand } from "./command-type.js";
+
+// launch's own flags. Their values are checked where they are used, before anything starts: the durations
+// and the log directory by launch/plan.ts, the instances by fleet/layout.ts, each with the shared rules.
+const WAIT_FLAGS = [
+  textFlag("timeout", {
+    valueName: "S",
+    help: `give up (and stop vLLM) when it is not ready after S seconds\n(default ${DEFAULT_TIMEOUT_SECONDS}: downloading and loading weights can take long)`,
+  }),
+  textFlag("stop-timeout", {
+    valueName: "S",
+    help: `seconds vLLM gets to stop after SIGTERM (or Ctrl-C) before its whole\nprocess group is killed (default ${DEFAULT_STOP_TIMEOUT_SECONDS})`,
+  }),
+];
+const LOG_FLAGS = [
+  textFlag("log-dir", {
+    valueName: "DIR",
+    help: "also write vLLM's output to DIR/vllm-<port>.log, launch's events (started,\nready, stopped, crashed with the last lines) to DIR/events.jsonl as JSON\nlines, and vLLM's process group id to DIR/vllm-<port>.pid while it runs",
+  }),
+];
+const INSTANCE_FLAGS = [
+  textFlag("instances", {
+    valueName: "N",
+    help: "run N vLLM instances, one per GPU (CUDA_VISIBLE_DEVICES 0..N-1), on\n127.0.0.1 ports P+1..P+N, with HAProxy (which must be on PATH) on --port P\nin front: the least busy instance takes each request, streams flow, and\nrequests go straight from HAProxy to vLLM (never through launch)",
+  }),
+  textFlag("gpus", {
+    valueName: "0,1,...",
+    help: "the same, on these GPUs (indexes or UUIDs), one instance each",
+  }),
+  textFlag("max-connections", {
+    valueName: "N",
+    help: "connections HAProxy holds at once, waiting or served (default: 4 x N x\n--max-num-seqs, at least 4096, within the open-file limit); each instance\ngets at most --max-num-seqs (default 1024) and HAProxy queues the rest",
+  }),
+  switchFlag(
+    "runtime-lora",
+    "let adapters be loaded and unloaded while vLLM runs\n(VLLM_ALLOW_RUNTIME_LORA_UPDATING=True): `studio-serve adapter` does it on\nevery instance. Anyone who can call vLLM can then load adapters from paths\non this machine: trusted networks only; refused on a non-loopback --host\nwithout --api-key-env",
+  ),
+];
+const LAUNCH_FLAGS = [...SERVE_FLAGS, ...WAIT_FLAGS, ...LOG_FLAGS, ...INSTANCE_FLAGS];
 
 /**
  * `studio-serve launch`: one vLLM on the port clients call, or (--instances, --gpus) one per GPU behind
@@ -14,7 +54,7 @@ import type { CliCommand } from "./command-type.js";
  * serving until vLLM exits or a signal stops it; whatever ends it, every process group is stopped first.
  */
 async function runLaunch(args: readonly string[], io: CliIo): Promise<number> {
-  const parsed = parseServeArgs("launch", args, LAUNCH_OPTIONS);
+  const parsed = parseServeArgs("launch", args, LAUNCH_FLAGS);
   if (parsed === "help") {
     io.out(HELP);
     return ExitCode.Ok;
@@ -32,36 +72,19 @@ Usage:
   studio-serve launch full <model> [options] [-- vllm options]
   studio-serve launch lora <base> --adapter name=path [--adapter ...] [options] [-- vllm options]
 
-${SERVE_FLAGS}
+${SERVE_HELP}
 
 Waiting and stopping:
-  --timeout S               give up (and stop vLLM) when it is not ready after S seconds
-                            (default 1800: downloading and loading weights can take long)
-  --stop-timeout S          seconds vLLM gets to stop after SIGTERM (or Ctrl-C) before its whole
-                            process group is killed (default 30)
+${flagHelp(WAIT_FLAGS)}
 
 Ctrl-C, SIGTERM, SIGHUP and SIGQUIT stop vLLM and its workers alike; a second one kills them at once.
 Whenever vLLM's main process ends, launch stops what is left of its process group before it exits.
 
 Logs:
-  --log-dir DIR             also write vLLM's output to DIR/vllm-<port>.log, launch's events (started,
-                            ready, stopped, crashed with the last lines) to DIR/events.jsonl as JSON
-                            lines, and vLLM's process group id to DIR/vllm-<port>.pid while it runs
+${flagHelp(LOG_FLAGS)}
 
 Several GPUs on one machine:
-  --instances N             run N vLLM instances, one per GPU (CUDA_VISIBLE_DEVICES 0..N-1), on
-                            127.0.0.1 ports P+1..P+N, with HAProxy (which must be on PATH) on --port P
-                            in front: the least busy instance takes each request, streams flow, and
-                            requests go straight from HAProxy to vLLM (never through launch)
-  --gpus 0,1,...            the same, on these GPUs (indexes or UUIDs), one instance each
-  --max-connections N       connections HAProxy holds at once, waiting or served (default: 4 x N x
-                            --max-num-seqs, at least 4096, within the open-file limit); each instance
-                            gets at most --max-num-seqs (default 1024) and HAProxy queues the rest
-  --runtime-lora            let adapters be loaded and unloaded while vLLM runs
-                            (VLLM_ALLOW_RUNTIME_LORA_UPDATING=True): \`studio-serve adapter\` does it on
-                            every instance. Anyone who can call vLLM can then load adapters from paths
-                            on this machine: trusted networks only; refused on a non-loopback --host
-                            without --api-key-env
+${flagHelp(INSTANCE_FLAGS)}
   With --instances, SIGHUP (or \`studio-serve reload --port P\`) restarts the instances one at a time
   (each drained in HAProxy first; vLLM reads the weights again) while the others answer: no request
   fails. Ctrl-C, SIGTERM, SIGQUIT or \`studio-serve stop --port P\` stop HAProxy and every instance. If

@@ -1,55 +1,83 @@
 import { haproxyConfig, nginxConfig } from "@finetune-studio/serve-kit";
 import { ExitCode } from "../shared/exit-codes.js";
-import { type CliIo, UsageError } from "../shared/io.js";
-import { numberOrRaw, parseCommandLine } from "../shared/serve-args.js";
+import {
+  type Flag,
+  flagHelp,
+  listFlag,
+  parseFlags,
+  type RawValue,
+  refuseExtraWords,
+  textFlag,
+} from "../shared/flags.js";
+import type { CliIo } from "../shared/io.js";
+import { numberOrRaw } from "../shared/raw-values.js";
 import type { CliCommand } from "./command-type.js";
 
 // `studio-serve nginx` and `studio-serve haproxy`: print a load balancer's configuration for vLLM instances
 // a user runs (launch --instances writes HAProxy's own). The flags are parsed alike; the library checks them.
 
-const COMMON_OPTIONS = {
-  upstream: { type: "string", multiple: true },
-  listen: { type: "string" },
-  host: { type: "string" },
-  "read-timeout": { type: "string" },
-  help: { type: "boolean", short: "h" },
-} as const;
+const COMMON_FLAGS = [
+  listFlag("upstream", {
+    valueName: "host:port",
+    help: "a vLLM instance ([addr]:port for IPv6); repeat for each",
+  }),
+  textFlag("listen", { valueName: "P", help: "the port the balancer listens on" }),
+  textFlag("host", { valueName: "H", help: "the address it listens on (default 127.0.0.1)" }),
+  textFlag("read-timeout", {
+    valueName: "S",
+    help: "seconds to wait between reads from an instance (default 600)",
+  }),
+];
 
-type Values = Record<string, string | boolean | string[] | undefined>;
+const HAPROXY_FLAGS = [
+  textFlag("max-num-seqs", {
+    valueName: "N",
+    help: "requests each instance runs at once, vLLM's --max-num-seqs (default 1024):\nHAProxy queues the rest for the first free slot",
+  }),
+  textFlag("max-connections", {
+    valueName: "N",
+    help: "connections the front door holds (default 4 x instances x max-num-seqs,\nat least 4096); HAProxy needs two open files for each",
+  }),
+  textFlag("runtime-socket", {
+    valueName: "PATH",
+    help: "an admin runtime API socket (mode 0600), to drain instances at run time",
+  }),
+];
+
+type Values = Record<string, RawValue>;
+
+/** `{ [field]: value }` when the flag was given; numbers stay raw for the library's own rule. */
+function given(field: string, value: RawValue, asNumber = false) {
+  return value === undefined ? {} : { [field]: asNumber ? numberOrRaw(value) : value };
+}
 
 /** The flags both balancers take, as the library's options; values are passed on raw for it to check. */
 function commonOptions(values: Values) {
   return {
     listen: numberOrRaw(values.listen) as number,
-    ...(values.host === undefined ? {} : { host: values.host as string }),
-    ...(values["read-timeout"] === undefined
-      ? {}
-      : { readTimeoutSeconds: numberOrRaw(values["read-timeout"]) as number }),
+    ...given("host", values.host),
+    ...given("readTimeoutSeconds", values["read-timeout"], true),
   };
 }
 
 function balancerCommand(
-  name: string,
-  extraOptions: Record<string, { type: "string" }>,
+  flags: readonly Flag[],
   build: (upstreams: string[], values: Values) => string,
   help: string,
 ): CliCommand["run"] {
   return (args: readonly string[], io: CliIo) => {
-    const { values, positionals } = parseCommandLine(name, args, { ...COMMON_OPTIONS, ...extraOptions });
-    if (values.help === true) {
+    const parsed = parseFlags(args, flags);
+    if (parsed.help) {
       io.out(help);
       return ExitCode.Ok;
     }
-    if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`, name);
-    io.out(build((values.upstream as string[] | undefined) ?? [], values));
+    refuseExtraWords(parsed.positionals);
+    io.out(build((parsed.raw.upstream as string[] | undefined) ?? [], parsed.raw));
     return ExitCode.Ok;
   };
 }
 
-const COMMON_HELP = `  --upstream host:port      a vLLM instance ([addr]:port for IPv6); repeat for each
-  --listen P                the port the balancer listens on
-  --host H                  the address it listens on (default 127.0.0.1)
-  --read-timeout S          seconds to wait between reads from an instance (default 600)`;
+const COMMON_HELP = flagHelp(COMMON_FLAGS);
 
 const NGINX_HELP = `studio-serve nginx: print an nginx config that balances requests over several vLLM instances.
 
@@ -74,11 +102,7 @@ Usage:
 
 Options:
 ${COMMON_HELP}
-  --max-num-seqs N          requests each instance runs at once, vLLM's --max-num-seqs (default 1024):
-                            HAProxy queues the rest for the first free slot
-  --max-connections N       connections the front door holds (default 4 x instances x max-num-seqs,
-                            at least 4096); HAProxy needs two open files for each
-  --runtime-socket PATH     an admin runtime API socket (mode 0600), to drain instances at run time
+${flagHelp(HAPROXY_FLAGS)}
 
 The least busy instance takes each request; connections to the instances stay open; a refused
 connection is tried again on another instance; /health checks take a dead instance out.
@@ -92,8 +116,7 @@ export const nginx: CliCommand = {
   synopsis: [["nginx --upstream host:port ... --listen P", "print an nginx load-balancer config"]],
   help: NGINX_HELP,
   run: balancerCommand(
-    "nginx",
-    {},
+    COMMON_FLAGS,
     (upstreams, values) => nginxConfig({ upstreams, ...commonOptions(values) }),
     NGINX_HELP,
   ),
@@ -104,25 +127,14 @@ export const haproxy: CliCommand = {
   synopsis: [["haproxy --upstream host:port ... --listen P", "print an HAProxy load-balancer config"]],
   help: HAPROXY_HELP,
   run: balancerCommand(
-    "haproxy",
-    {
-      "max-num-seqs": { type: "string" },
-      "max-connections": { type: "string" },
-      "runtime-socket": { type: "string" },
-    },
+    [...COMMON_FLAGS, ...HAPROXY_FLAGS],
     (servers, values) =>
       haproxyConfig({
         servers,
         ...commonOptions(values),
-        ...(values["max-num-seqs"] === undefined
-          ? {}
-          : { maxNumSeqs: numberOrRaw(values["max-num-seqs"]) as number }),
-        ...(values["max-connections"] === undefined
-          ? {}
-          : { maxConnections: numberOrRaw(values["max-connections"]) as number }),
-        ...(values["runtime-socket"] === undefined
-          ? {}
-          : { runtimeSocket: values["runtime-socket"] as string }),
+        ...given("maxNumSeqs", values["max-num-seqs"], true),
+        ...given("maxConnections", values["max-connections"], true),
+        ...given("runtimeSocket", values["runtime-socket"]),
       }),
     HAPROXY_HELP,
   ),

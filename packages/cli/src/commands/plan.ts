@@ -4,36 +4,48 @@ import { HubError } from "../plan/hub-reader.js";
 import { planSettingsFrom, resolvePlanGpu } from "../plan/plan-input.js";
 import { formatPlan } from "../plan/plan-table.js";
 import { readPlanModel } from "../plan/read-model.js";
+import { JSON_FLAG } from "../shared/common-flags.js";
+import { ENGINE_FLAG_LIST, ENGINE_FLAGS } from "../shared/engine-flags.js";
 import { ExitCode } from "../shared/exit-codes.js";
-import { ENGINE_FLAG_LIST, wrapList } from "../shared/help.js";
+import { describedAs, flagHelp, parseFlags, switchFlag, textFlag } from "../shared/flags.js";
+import { wrapList } from "../shared/help.js";
 import { type CliIo, UsageError } from "../shared/io.js";
-import { ENGINE_FLAGS, parseCommandLine } from "../shared/serve-args.js";
+import { messageOf } from "../shared/messages.js";
+import { quoted } from "../shared/values.js";
 import type { CliCommand } from "./command-type.js";
 
-export const PLAN_OPTIONS = {
-  gpu: { type: "string" },
-  "gpu-memory": { type: "string" },
-  gpus: { type: "string" },
-  revision: { type: "string" },
-  json: { type: "boolean" },
-  "enable-lora": { type: "boolean" },
-  help: { type: "boolean", short: "h" },
-  ...ENGINE_FLAGS,
-} as const;
+// plan's own flags; the GPU ones are read by plan/plan-input.ts, the engine ones through serve-kit's table.
+const PLAN_FLAGS = [
+  textFlag("gpu", {
+    valueName: "NAME",
+    help: "a GPU from the table: H100, H100-NVL, H200, A100-80GB, A100-40GB, L40S, L4, A10G, T4, ...",
+  }),
+  textFlag("gpu-memory", { valueName: "SIZE", help: "or its memory: 80GiB, 24GB" }),
+  textFlag("gpus", {
+    valueName: "N",
+    help: "GPUs available (default: nvidia-smi's count, else the tensor-parallel size)",
+  }),
+  textFlag("revision", { valueName: "R", help: "the hub branch, tag or commit (default main)" }),
+  describedAs(JSON_FLAG, "the whole plan as JSON"),
+  switchFlag(
+    "enable-lora",
+    "plan a LoRA serve (also on with a LoRA flag: --max-loras, --max-lora-rank, ...)",
+  ),
+];
 
 /** `studio-serve plan MODEL`: will it fit, before vLLM loads a byte. */
 async function runPlan(args: readonly string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseCommandLine("plan", args, PLAN_OPTIONS);
-  if (values.help === true) {
+  const parsed = parseFlags(args, [...PLAN_FLAGS, ...ENGINE_FLAGS]);
+  if (parsed.help) {
     io.out(HELP);
     return ExitCode.Ok;
   }
-  const [model, ...rest] = positionals;
-  if (model === undefined)
-    throw new UsageError("missing MODEL: a local directory or a hub repository", "plan");
-  if (rest.length > 0) throw new UsageError(`unexpected argument "${rest[0]}"`, "plan");
+  const values = parsed.raw;
+  const [model, ...rest] = parsed.positionals;
+  if (model === undefined) throw new UsageError("missing MODEL: a local directory or a hub repository");
+  if (rest.length > 0) throw new UsageError(`unexpected argument ${quoted(rest[0])}`);
   if (values.gpu !== undefined && values["gpu-memory"] !== undefined)
-    throw new UsageError("--gpu and --gpu-memory: give one", "plan");
+    throw new UsageError("--gpu and --gpu-memory: give one");
   const gpu = await resolvePlanGpu(values, io.env, "plan");
   if (!gpu)
     throw new UsageError(
@@ -46,13 +58,13 @@ async function runPlan(args: readonly string[], io: CliIo): Promise<number> {
     files = await readPlanModel(model, io.env, values.revision as string | undefined);
   } catch (error) {
     if (error instanceof HubError || error instanceof Error) {
-      io.err(`studio-serve plan: ${error.message}\n`);
+      io.err(`studio-serve plan: ${messageOf(error)}\n`);
       return ExitCode.Failure;
     }
     throw error;
   }
   const plan = planServe(files, gpu, settings);
-  io.out(values.json === true ? `${jsonForTerminal({ model, ...plan })}\n` : formatPlan(plan, model));
+  io.out(parsed.get(JSON_FLAG) ? `${jsonForTerminal({ model, ...plan })}\n` : formatPlan(plan, model));
   return plan.verdict.kind === "fits" || plan.verdict.kind === "unknown" ? ExitCode.Ok : ExitCode.Failure;
 }
 
@@ -67,12 +79,7 @@ model.safetensors.index.json are read from \${HF_ENDPOINT:-https://huggingface.c
 CLI's saved token for gated repositories (never printed).
 
 Options:
-  --gpu NAME               a GPU from the table: H100, H100-NVL, H200, A100-80GB, A100-40GB, L40S, L4, A10G, T4, ...
-  --gpu-memory SIZE        or its memory: 80GiB, 24GB
-  --gpus N                 GPUs available (default: nvidia-smi's count, else the tensor-parallel size)
-  --revision R             the hub branch, tag or commit (default main)
-  --json                   the whole plan as JSON
-  --enable-lora            plan a LoRA serve (also on with a LoRA flag: --max-loras, --max-lora-rank, ...)
+${flagHelp(PLAN_FLAGS)}
   vLLM's engine options, as for studio-serve command (see its --help):
 ${wrapList(ENGINE_FLAG_LIST)}
 

@@ -7,53 +7,69 @@ import {
   prometheusRules,
   ServeConfigError,
 } from "@finetune-studio/serve-kit";
+import { OUT_FLAG } from "../shared/common-flags.js";
 import { ExitCode } from "../shared/exit-codes.js";
+import { describedAs, flagHelp, listFlag, parseFlags, refuseExtraWords, textFlag } from "../shared/flags.js";
 import { type CliIo, UsageError } from "../shared/io.js";
+import { numberOrRaw } from "../shared/raw-values.js";
 import { FileWriteError, writeFilesTogether } from "../shared/safe-files.js";
-import { parseCommandLine } from "../shared/serve-args.js";
 import type { CliCommand } from "./command-type.js";
 
-/** Each threshold flag and the builder field it sets. */
-const THRESHOLD_FLAGS = {
-  waiting: "waitingRequests",
-  "kv-cache": "kvCacheUsage",
-  "ttft-p95": "ttftP95Seconds",
-  "error-ratio": "errorFinishRatio",
-  "down-for": "downForMinutes",
-  for: "forMinutes",
-} as const satisfies Record<string, keyof PrometheusThresholds>;
+/** Each threshold flag, the builder field it sets, and its help (the builder checks the value). */
+const THRESHOLDS = [
+  ["waiting", "waitingRequests", "N", "waiting requests that count as queueing (default 10)"],
+  [
+    "kv-cache",
+    "kvCacheUsage",
+    "F",
+    "KV-cache share, above 0 and at most 1, that is nearly full (default 0.9)",
+  ],
+  ["ttft-p95", "ttftP95Seconds", "S", "seconds of time to first token, p95, that is too slow (default 2)"],
+  [
+    "error-ratio",
+    "errorFinishRatio",
+    "F",
+    "share of requests finishing as error or abort that alerts (default 0.05)",
+  ],
+  ["for", "forMinutes", "M", "minutes a condition must last before it alerts (default 5)"],
+  ["down-for", "downForMinutes", "M", "minutes an instance must be down before it alerts (default 1)"],
+] as const satisfies readonly (readonly [string, keyof PrometheusThresholds, string, string])[];
 
-const PROMETHEUS_OPTIONS = {
-  target: { type: "string", multiple: true },
-  out: { type: "string" },
-  "scrape-interval": { type: "string" },
-  job: { type: "string" },
-  ...Object.fromEntries(Object.keys(THRESHOLD_FLAGS).map((flag) => [flag, { type: "string" } as const])),
-  help: { type: "boolean", short: "h" },
-} as const;
+const TARGET_FLAG = listFlag("target", {
+  valueName: "host:port",
+  help: "a vLLM instance ([addr]:port for IPv6); repeat for each",
+});
+const CONFIG_FLAGS = [
+  TARGET_FLAG,
+  describedAs(OUT_FLAG, `write prometheus.yml and ${DEFAULT_PROMETHEUS_RULES_FILE} into DIR`),
+  textFlag("scrape-interval", { valueName: "S", help: "seconds between scrapes (default 15)" }),
+  textFlag("job", { valueName: "NAME", help: "the scrape job's name (default vllm)" }),
+];
+const THRESHOLD_FLAGS = THRESHOLDS.map(([flag, , valueName, help]) => textFlag(flag, { valueName, help }));
 
 const CONFIG_FILE = "prometheus.yml";
 
 /** `studio-serve prometheus`: the scrape config and alerting rules for vLLM instances, printed or written. */
 function runPrometheus(args: readonly string[], io: CliIo): number {
-  const { values, positionals } = parseCommandLine("prometheus", args, PROMETHEUS_OPTIONS);
-  if (values.help === true) {
+  const parsed = parseFlags(args, [...CONFIG_FLAGS, ...THRESHOLD_FLAGS]);
+  if (parsed.help) {
     io.out(HELP);
     return ExitCode.Ok;
   }
-  if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`, "prometheus");
+  refuseExtraWords(parsed.positionals);
+  const values = parsed.raw;
   const thresholds: Record<string, unknown> = {};
-  for (const [flag, field] of Object.entries(THRESHOLD_FLAGS)) {
-    if (values[flag] !== undefined) thresholds[field] = decimalOrRaw(values[flag]);
+  for (const [flag, field] of THRESHOLDS) {
+    if (values[flag] !== undefined) thresholds[field] = numberOrRaw(values[flag]);
   }
   let config: string;
   let rules: string;
   try {
     config = prometheusConfig({
-      targets: (values.target as string[] | undefined) ?? [],
+      targets: parsed.get(TARGET_FLAG),
       ...(values["scrape-interval"] === undefined
         ? {}
-        : { scrapeIntervalSeconds: decimalOrRaw(values["scrape-interval"]) as number }),
+        : { scrapeIntervalSeconds: numberOrRaw(values["scrape-interval"]) as number }),
       ...(values.job === undefined ? {} : { jobName: values.job as string }),
     });
     rules = prometheusRules({
@@ -62,11 +78,11 @@ function runPrometheus(args: readonly string[], io: CliIo): number {
     });
   } catch (error) {
     if (error instanceof ServeConfigError) {
-      throw new UsageError(`${flagFor(error.field)}: ${error.rule} (given ${error.given})`, "prometheus");
+      throw new UsageError(`${flagFor(error.field)}: ${error.rule} (given ${error.given})`);
     }
     throw error;
   }
-  const out = values.out as string | undefined;
+  const out = parsed.get(OUT_FLAG);
   if (out === undefined) {
     io.out(`# ${CONFIG_FILE}\n${config}---\n# ${DEFAULT_PROMETHEUS_RULES_FILE}\n${rules}`);
     return ExitCode.Ok;
@@ -90,15 +106,10 @@ function runPrometheus(args: readonly string[], io: CliIo): number {
   return ExitCode.Ok;
 }
 
-/** A plain decimal becomes a number; anything else stays text for the builder to refuse by name. */
-function decimalOrRaw(value: unknown): unknown {
-  return typeof value === "string" && /^\d{1,9}(\.\d{1,9})?$/.test(value) ? Number(value) : value;
-}
-
 function flagFor(field: string): string {
   const target = /^targets\[(\d+)\]$/.exec(field);
   if (target) return `--target #${Number(target[1]) + 1}`;
-  const threshold = Object.entries(THRESHOLD_FLAGS).find(([, name]) => field === `thresholds.${name}`);
+  const threshold = THRESHOLDS.find(([, name]) => field === `thresholds.${name}`);
   if (threshold) return `--${threshold[0]}`;
   const names: Record<string, string> = {
     targets: "--target",
@@ -119,16 +130,7 @@ not shrink, its KV cache is nearly full, time to first token p95 is too high, or
 error or abort more than they should.
 
 Options:
-  --target host:port        a vLLM instance ([addr]:port for IPv6); repeat for each
-  --out DIR                 write prometheus.yml and ${DEFAULT_PROMETHEUS_RULES_FILE} into DIR
-  --scrape-interval S       seconds between scrapes (default 15)
-  --job NAME                the scrape job's name (default vllm)
-  --waiting N               waiting requests that count as queueing (default 10)
-  --kv-cache F              KV-cache share, above 0 and at most 1, that is nearly full (default 0.9)
-  --ttft-p95 S              seconds of time to first token, p95, that is too slow (default 2)
-  --error-ratio F           share of requests finishing as error or abort that alerts (default 0.05)
-  --for M                   minutes a condition must last before it alerts (default 5)
-  --down-for M              minutes an instance must be down before it alerts (default 1)
+${flagHelp([...CONFIG_FLAGS, ...THRESHOLD_FLAGS])}
 
 vLLM's /metrics is not guarded by --api-key: keep the instances' ports off public networks and let
 Prometheus reach them on a private one.

@@ -1,53 +1,20 @@
-import { escapeForTerminal } from "@finetune-studio/internal";
-import { callControl } from "../fleet/control.js";
-import { controlSocketOf, runtimeDirOf } from "../fleet/runtime-dir.js";
+import { LAUNCH_PORT_FLAG } from "../shared/common-flags.js";
 import { ExitCode } from "../shared/exit-codes.js";
-import { type CliIo, UsageError } from "../shared/io.js";
-import { parseCommandLine } from "../shared/serve-args.js";
+import { flagHelp, parseFlags, refuseExtraWords } from "../shared/flags.js";
+import type { CliIo } from "../shared/io.js";
+import { talkToLaunch } from "../shared/launch-control.js";
 import type { CliCommand } from "./command-type.js";
 
-/** The port of the launch a control command talks to: --port, default 8000 as launch's. */
-export function controlPort(value: unknown, helpFor: string): number {
-  if (value === undefined) return 8000;
-  const port = typeof value === "string" && /^\d{1,5}$/.test(value) ? Number(value) : Number.NaN;
-  if (!(port >= 1 && port <= 65535)) {
-    throw new UsageError(
-      `--port: must be the port the launch serves on, 1 to 65535 (given ${JSON.stringify(String(value).slice(0, 20))})`,
-      helpFor,
-    );
-  }
-  return port;
-}
-
-/** Passes the launch's progress lines on; the exit code is its outcome. */
-export async function talkToLaunch(
-  port: number,
-  request: Parameters<typeof callControl>[1],
-  io: CliIo,
-): Promise<number> {
-  const outcome = await callControl(controlSocketOf(runtimeDirOf(port, io.env)), request, (line) =>
-    io.err(`${escapeForTerminal(line)}\n`),
-  );
-  if (outcome === "unreachable") {
-    io.err(
-      `studio-serve: no multi-instance launch runs on port ${port} for this user (start one with launch ... --instances N)\n`,
-    );
-    return ExitCode.Failure;
-  }
-  return outcome ? ExitCode.Ok : ExitCode.Failure;
-}
+const FLAGS = [LAUNCH_PORT_FLAG];
 
 async function runReload(args: readonly string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseCommandLine("reload", args, {
-    port: { type: "string" },
-    help: { type: "boolean", short: "h" },
-  });
-  if (values.help === true) {
+  const parsed = parseFlags(args, FLAGS);
+  if (parsed.help) {
     io.out(HELP);
     return ExitCode.Ok;
   }
-  if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`, "reload");
-  return await talkToLaunch(controlPort(values.port, "reload"), { op: "reload" }, io);
+  refuseExtraWords(parsed.positionals);
+  return await talkToLaunch(parsed.get(LAUNCH_PORT_FLAG), { op: "reload" }, io);
 }
 
 const HELP = `studio-serve reload: restart the vLLM instances of a running \`launch ... --instances N\` one at
@@ -56,7 +23,7 @@ a time (vLLM reads the weights again), while the others answer: no request fails
 Usage:
   studio-serve reload [--port P]
 
-  --port P    the port the launch serves on (its HAProxy; default 8000)
+${flagHelp(FLAGS)}
 
 Each instance in turn: HAProxy drains it (new requests go to the others), its open requests finish, it
 stops and starts again, answers a one-token completion, gets the adapters loaded at runtime back,

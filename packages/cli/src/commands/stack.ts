@@ -9,10 +9,23 @@ import {
   VLLM_STACK_CHART,
 } from "@finetune-studio/serve-kit";
 import { stringify } from "yaml";
+import { ENGINE_FLAG_LIST } from "../shared/engine-flags.js";
 import { ExitCode } from "../shared/exit-codes.js";
-import { ENGINE_FLAG_LIST, wrapList } from "../shared/help.js";
+import { flagHelp } from "../shared/flags.js";
+import { wrapList } from "../shared/help.js";
 import { type CliIo, UsageError } from "../shared/io.js";
-import { type ParsedStackArgs, parseStackArgs, STACK_FIELD_FLAGS } from "../stack/stack-args.js";
+import { quoted } from "../shared/values.js";
+import {
+  ENGINE_POD_FLAGS,
+  type ParsedStackArgs,
+  parseStackArgs,
+  ROUTING_FLAGS,
+  SECRET_FLAGS,
+  STACK_FIELD_FLAGS,
+  STACK_OUT_FLAG,
+  STACK_SERVE_FLAGS,
+  STORAGE_FLAGS,
+} from "../stack/stack-args.js";
 import type { CliCommand } from "./command-type.js";
 
 const VALUES_FILE = "values.yaml";
@@ -29,8 +42,7 @@ function runStack(args: readonly string[], io: CliIo): number {
     throw new UsageError(
       what === undefined
         ? "say what to print: values or adapters"
-        : `unknown stack output "${what}": use values or adapters`,
-      "stack",
+        : `unknown stack output ${quoted(what)}: use values or adapters`,
     );
   }
   const parsed = parseStackArgs(what, rest);
@@ -127,43 +139,25 @@ Usage:
   studio-serve stack adapters lora <base> --adapter name=path ... --adapter-loading runtime [options]
 
 What to serve (as for studio-serve command):
-  --served-model-name N     the name clients send in "model" (lora: for the base model)
-  --adapter name=path       lora: an adapter (hub repository, or a path under the storage); repeat
+${flagHelp(STACK_SERVE_FLAGS)}
   vLLM's engine options, as for studio-serve command (see its --help; prefix caching is on unless
   --no-enable-prefix-caching; --tensor-parallel-size must equal --gpus-per-replica):
 ${wrapList(ENGINE_FLAG_LIST)}
 
 Engines:
-  --name N                  the model's name in the chart (default: from the served name or base)
-  --release R               the Helm release (default vllm)   --namespace NS   install there
-  --image repo:tag          the vLLM image (default vllm/vllm-openai:latest; pin a tag)
-  --replicas N              engine pods (default 1)           --gpus-per-replica G (default 1;
-                            more shards the model across them)
-  --cpu N, --memory Q       requested per pod (default 8 and 32Gi)
-  --runtime-class C         the pods' runtime class (--no-prefix-caching: --no-enable-prefix-caching)
-  --startup-timeout S       how long an engine may take to load before it is restarted (default 1800)
+${flagHelp(ENGINE_POD_FLAGS)}
 
-Weights on disk (local paths must sit under the mount):
-  --storage-pvc SIZE        a claim the chart makes per model, at /data (also the Hugging Face cache)
-     [--storage-class C] [--access-mode ReadWriteOnce|ReadWriteMany]
-  --storage-claim NAME:/dir an existing claim holding the weights, read-only at /dir
-  --storage-host-path /dir  a directory on every GPU node, read-only at the same path
+Weights on disk (local paths must sit under the mount; give one kind):
+${flagHelp(STORAGE_FLAGS)}
 
 Secrets (values never go in argv or in the values):
-  --api-key-secret NAME[:KEY]  the Secret clients' key lives in (default vllm-api-key:VLLM_API_KEY);
-                            --api-key-env NAME (default VLLM_API_KEY) or --api-key-file PATH is where
-                            kubectl create secret reads it from
-  --hf-token-secret NAME[:KEY] a Hugging Face token for gated repositories (key default HF_TOKEN),
-                            read from --hf-token-env NAME (default HF_TOKEN) or --hf-token-file PATH
+${flagHelp(SECRET_FLAGS)}
 
 Adapters and routing:
-  --adapter-loading static|runtime  static (default): --lora-modules on every engine; runtime: the
-                            chart's LoRA controller loads LoraAdapter resources (needs a key)
-  --routing roundrobin|session|prefixaware  (default roundrobin)   --session-key HEADER
+${flagHelp(ROUTING_FLAGS)}
 
 Output:
-  --out DIR                 write DIR/values.yaml (or DIR/adapters.yaml) and print the commands;
-                            without it the YAML goes to stdout and the commands to stderr
+${flagHelp([STACK_OUT_FLAG])}
 
 Example:
   studio-serve stack values full acme/support-8b --served-model-name support --replicas 2 \\

@@ -4,35 +4,31 @@ import { callControl } from "../fleet/control.js";
 import { cleanUpLeftLaunch, controlSocketOf, findLaunch, runtimeDirOf } from "../fleet/runtime-dir.js";
 import { DEFAULT_STOP_TIMEOUT_SECONDS } from "../launch/plan.js";
 import { sleep } from "../shared/abortable-sleep.js";
+import { LAUNCH_PORT_FLAG } from "../shared/common-flags.js";
 import { ExitCode } from "../shared/exit-codes.js";
-import { type CliIo, UsageError } from "../shared/io.js";
-import { parseSeconds } from "../shared/seconds.js";
-import { parseCommandLine } from "../shared/serve-args.js";
+import { flagHelp, parseFlags, refuseExtraWords, secondsFlag } from "../shared/flags.js";
+import type { CliIo } from "../shared/io.js";
 import type { CliCommand } from "./command-type.js";
-import { controlPort } from "./reload.js";
+
+const STOP_TIMEOUT_FLAG = secondsFlag("stop-timeout", {
+  min: 0,
+  fallback: DEFAULT_STOP_TIMEOUT_SECONDS,
+  help: "seconds each process group gets after its stop signal before SIGKILL, when\nstopping what a killed launch left",
+});
+const FLAGS = [LAUNCH_PORT_FLAG, STOP_TIMEOUT_FLAG];
 
 /** How often `stop` looks whether the launch it asked to stop is gone. */
 const GONE_POLL_MS = 200;
 
 async function runStop(args: readonly string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseCommandLine("stop", args, {
-    port: { type: "string" },
-    "stop-timeout": { type: "string" },
-    help: { type: "boolean", short: "h" },
-  });
-  if (values.help === true) {
+  const parsed = parseFlags(args, FLAGS);
+  if (parsed.help) {
     io.out(HELP);
     return ExitCode.Ok;
   }
-  if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`, "stop");
-  const port = controlPort(values.port, "stop");
-  const graceSeconds = parseSeconds(
-    "stop-timeout",
-    values["stop-timeout"],
-    DEFAULT_STOP_TIMEOUT_SECONDS,
-    0,
-    "stop",
-  );
+  refuseExtraWords(parsed.positionals);
+  const port = parsed.get(LAUNCH_PORT_FLAG);
+  const graceSeconds = parsed.get(STOP_TIMEOUT_FLAG);
   const say = (line: string) => io.err(`studio-serve: ${escapeForTerminal(line)}\n`);
   const dir = runtimeDirOf(port, io.env);
   const found = await findLaunch(dir);
@@ -72,9 +68,7 @@ const HELP = `studio-serve stop: stop a \`launch ... --instances N\` on a port, 
 Usage:
   studio-serve stop [--port P] [--stop-timeout S]
 
-  --port P            the port the launch serves on (its HAProxy; default 8000)
-  --stop-timeout S    seconds each process group gets after its stop signal before SIGKILL, when
-                      stopping what a killed launch left (default 30)
+${flagHelp(FLAGS)}
 
 A running launch is asked to stop as Ctrl-C would (HAProxy finishes what it has, each vLLM instance
 gets SIGTERM, then SIGKILL after the launch's own --stop-timeout), and stop waits until it is gone.

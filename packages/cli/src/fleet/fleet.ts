@@ -9,10 +9,11 @@ import {
 } from "@finetune-studio/internal";
 import { clientSnippet } from "../launch/client-snippet.js";
 import { planLaunch } from "../launch/plan.js";
-import { describeExit, formatDuration, messageOf } from "../launch/report.js";
+import { describeExit, formatDuration } from "../launch/report.js";
 import { smokeCompletion } from "../launch/smoke.js";
 import { ExitCode } from "../shared/exit-codes.js";
 import { type CliIo, UsageError } from "../shared/io.js";
+import { messageOf } from "../shared/messages.js";
 import type { ParsedServeArgs } from "../shared/serve-args.js";
 import { findExecutable } from "../shared/which.js";
 import { changeAdapter } from "./adapters.js";

@@ -3,17 +3,12 @@ import { type ChildExit, exitCodeOf } from "@finetune-studio/internal";
 import type { LaunchEvent } from "../launch/events.js";
 import { type LaunchPlan, planLaunch } from "../launch/plan.js";
 import { type Prepared, preflight } from "../launch/preflight.js";
-import {
-  describeExit,
-  formatDuration,
-  LAST_LINES_SHOWN,
-  messageOf,
-  reportLastLines,
-} from "../launch/report.js";
+import { describeExit, formatDuration, LAST_LINES_SHOWN, reportLastLines } from "../launch/report.js";
 import { smokeCompletion } from "../launch/smoke.js";
 import { type RunningVllm, startVllm } from "../launch/vllm-process.js";
 import { ExitCode } from "../shared/exit-codes.js";
 import type { CliIo } from "../shared/io.js";
+import { messageOf } from "../shared/messages.js";
 import type { ParsedServeArgs } from "../shared/serve-args.js";
 
 const PROGRESS_EVERY_MS = 15_000;

@@ -1,6 +1,7 @@
 import { MAX_FRONT_CONNECTIONS } from "@finetune-studio/serve-kit";
-import { UsageError } from "../shared/io.js";
+import { inHelp, UsageError } from "../shared/io.js";
 import type { ParsedServeArgs } from "../shared/serve-args.js";
+import { wholeNumber } from "../shared/values.js";
 import type { FleetLayout } from "./types.js";
 
 /** More instances than one machine holds GPUs for is a typo. */
@@ -39,13 +40,7 @@ export function parseLayout(parsed: ParsedServeArgs): FleetLayout {
     }
   }
   if (instancesText !== undefined) {
-    const count = /^\d{1,2}$/.test(instancesText) ? Number(instancesText) : Number.NaN;
-    if (!(count >= 1 && count <= MAX_INSTANCES)) {
-      throw new UsageError(
-        `--instances: must be a whole number from 1 to ${MAX_INSTANCES} (given ${JSON.stringify(instancesText.slice(0, 20))})`,
-        helpFor,
-      );
-    }
+    const count = inHelp(helpFor, () => wholeNumber(instancesText, "--instances", 1, MAX_INSTANCES));
     if (gpus !== undefined && gpus.length !== count) {
       throw new UsageError(`--instances: ${count} does not match the ${gpus.length} GPUs of --gpus`, helpFor);
     }
@@ -57,12 +52,5 @@ export function parseLayout(parsed: ParsedServeArgs): FleetLayout {
 /** `--max-connections N`: the front door's limit, within what HAProxy's configuration accepts. */
 function parseMaxConnections(value: unknown, helpFor: string): number | undefined {
   if (value === undefined) return undefined;
-  const count = typeof value === "string" && /^\d{1,7}$/.test(value) ? Number(value) : Number.NaN;
-  if (!(count >= 1 && count <= MAX_FRONT_CONNECTIONS)) {
-    throw new UsageError(
-      `--max-connections: must be a whole number from 1 to ${MAX_FRONT_CONNECTIONS} (given ${JSON.stringify(String(value).slice(0, 20))})`,
-      helpFor,
-    );
-  }
-  return count;
+  return inHelp(helpFor, () => wholeNumber(value, "--max-connections", 1, MAX_FRONT_CONNECTIONS));
 }

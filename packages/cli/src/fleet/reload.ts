@@ -1,5 +1,5 @@
-import { messageOf } from "../launch/report.js";
 import { sleep } from "../shared/abortable-sleep.js";
+import { messageOf } from "../shared/messages.js";
 import { reapplyAdapters } from "./adapters.js";
 import { openRequests, setServerState } from "./haproxy-runtime.js";
 import { startInstance, stopInstance } from "./instance.js";

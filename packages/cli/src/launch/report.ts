@@ -28,8 +28,3 @@ export function formatDuration(ms: number): string {
   const seconds = Math.round(ms / 1000);
   return seconds < 60 ? `${seconds} s` : `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
 }
-
-/** An error's message, escaped for the terminal (it may quote what a server sent). */
-export function messageOf(error: unknown): string {
-  return escapeForTerminal(error instanceof Error ? error.message : String(error));
-}

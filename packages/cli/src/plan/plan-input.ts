@@ -1,6 +1,7 @@
 import { findGpuModel, GPU_MODELS, type PlanGpu, type PlanSettings } from "@finetune-studio/serve-kit";
-import { UsageError } from "../shared/io.js";
-import { engineValues, numberOrRaw } from "../shared/serve-args.js";
+import { engineValues } from "../shared/engine-flags.js";
+import { inHelp, UsageError } from "../shared/io.js";
+import { wholeNumber } from "../shared/values.js";
 import { queryNvidiaSmi } from "./nvidia-smi.js";
 
 type Values = Record<string, string | boolean | string[] | undefined>;
@@ -42,14 +43,9 @@ export async function resolvePlanGpu(
 }
 
 function gpuCount(raw: unknown, helpFor: string): number {
-  const value = numberOrRaw(raw);
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > 1024) {
-    throw new UsageError(
-      `--gpus: must be a whole number of GPUs from 1 to 1024 (given ${JSON.stringify(raw)})`,
-      helpFor,
-    );
-  }
-  return value;
+  return inHelp(helpFor, () =>
+    wholeNumber(raw, "--gpus", 1, 1024, "must be a whole number of GPUs from 1 to 1024"),
+  );
 }
 
 /**

@@ -23,3 +23,14 @@ export class UsageError extends Error {
     this.helpFor = helpFor;
   }
 }
+
+/** Runs `read`, pointing a UsageError that names no help at `helpFor`'s (`launch lora`, not just `launch`). */
+export function inHelp<T>(helpFor: string, read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof UsageError && error.helpFor === undefined)
+      throw new UsageError(error.message, helpFor);
+    throw error;
+  }
+}

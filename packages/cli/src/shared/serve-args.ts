@@ -1,58 +1,67 @@
-import { type ParseArgsConfig, parseArgs } from "node:util";
 import { ENGINE_OPTION_LIST, type LoraAdapter, type ServeOptions } from "@finetune-studio/serve-kit";
-import { UsageError } from "./io.js";
+import { API_KEY_ENV_FLAG, DEFAULT_LISTEN } from "./common-flags.js";
+import { ENGINE_FLAGS, engineValues } from "./engine-flags.js";
+import {
+  describedAs,
+  type Flag,
+  listFlag,
+  parseFlags,
+  type RawValue,
+  switchFlag,
+  textFlag,
+} from "./flags.js";
+import { inHelp, UsageError } from "./io.js";
+import { numberOrRaw } from "./raw-values.js";
+import { quoted } from "./values.js";
 
-/** The flags of vLLM's engine options, from serve-kit's table: a switch also has its `--no-` form. */
-export const ENGINE_FLAGS: Record<string, { type: "string" | "boolean" }> = Object.fromEntries(
-  ENGINE_OPTION_LIST.flatMap((option): [string, { type: "string" | "boolean" }][] => {
-    const name = option.flag.slice(2);
-    if (option.cli.valueName !== null) return [[name, { type: "string" }]];
-    return [
-      [name, { type: "boolean" }],
-      [`no-${name}`, { type: "boolean" }],
-    ];
-  }),
+// The flags of the serving intent, which `command`, `launch` and `stack` share. Their values go to serve-kit's
+// builder raw (a port that is not a number included), so its one-line error names the rule and what was given.
+
+export const HOST_FLAG = textFlag("host", {
+  valueName: "H",
+  help: `listen address (default ${DEFAULT_LISTEN.host}: only this machine; 0.0.0.0 for all)`,
+});
+export const SERVE_PORT_FLAG = textFlag("port", {
+  valueName: "P",
+  help: `listen port (default ${DEFAULT_LISTEN.port})`,
+});
+export const SERVE_KEY_FLAG = describedAs(
+  API_KEY_ENV_FLAG,
+  'require the key held in the environment variable NAME (sent to vLLM\nas VLLM_API_KEY; clients send "Authorization: Bearer <key>")',
 );
+export const SERVED_NAME_FLAG = textFlag("served-model-name", {
+  valueName: "N",
+  help: 'the name clients send in "model" (default: the model path itself); with\nlora, the name of the base model without an adapter',
+});
+export const ADAPTER_FLAG = listFlag("adapter", {
+  valueName: "name=path",
+  help: 'an adapter; repeat for several. Clients send the name in "model"',
+});
+// The fit check before vLLM starts (plan/fit-check.ts): the GPU to plan for, and refusing instead of warning.
+export const FIT_GPU_FLAG = textFlag("gpu", {
+  valueName: "NAME",
+  help: "the GPU to plan for, e.g. L4, A100-80GB, H100 (default: nvidia-smi's);\na warning names the flag that would make the model fit",
+});
+export const STRICT_FLAG = switchFlag("strict", "refuse to start when it will not fit, instead of warning");
 
-// The options `command` and `launch` share: the serving intent, as flags.
-const SERVE_OPTIONS = {
-  host: { type: "string" },
-  port: { type: "string" },
-  "served-model-name": { type: "string" },
-  adapter: { type: "string", multiple: true },
-  "api-key-env": { type: "string" },
-  help: { type: "boolean", short: "h" },
-  // The fit check before vLLM starts (plan/fit-check.ts): the GPU to plan for, and refusing instead of warning.
-  gpu: { type: "string" },
-  strict: { type: "boolean" },
+/** What `command` and `launch` both take. */
+export const SERVE_FLAGS: readonly Flag[] = [
+  HOST_FLAG,
+  SERVE_PORT_FLAG,
+  SERVE_KEY_FLAG,
+  SERVED_NAME_FLAG,
+  ADAPTER_FLAG,
+  FIT_GPU_FLAG,
+  STRICT_FLAG,
   ...ENGINE_FLAGS,
-} as const satisfies ParseArgsConfig["options"];
+];
 
 /** The model a parsed serve names: the full model, or a LoRA serve's base. */
 export function servedModelOf(parsed: ParsedServeArgs): string {
   return parsed.options.kind === "full" ? parsed.options.model : parsed.options.baseModel;
 }
 
-export const COMMAND_OPTIONS = {
-  ...SERVE_OPTIONS,
-  json: { type: "boolean" },
-  docker: { type: "boolean" },
-  image: { type: "string" },
-  "hf-cache": { type: "string" },
-} as const satisfies ParseArgsConfig["options"];
-
-export const LAUNCH_OPTIONS = {
-  ...SERVE_OPTIONS,
-  timeout: { type: "string" },
-  "stop-timeout": { type: "string" },
-  "log-dir": { type: "string" },
-  instances: { type: "string" },
-  gpus: { type: "string" },
-  "max-connections": { type: "string" },
-  "runtime-lora": { type: "boolean" },
-} as const satisfies ParseArgsConfig["options"];
-
-type Values = Record<string, string | boolean | string[] | undefined>;
+type Values = Record<string, RawValue>;
 
 export interface ParsedServeArgs {
   kind: "full" | "lora";
@@ -60,46 +69,41 @@ export interface ParsedServeArgs {
   options: ServeOptions;
   /** The name of the environment variable holding the key (--api-key-env). */
   apiKeyEnv: string | undefined;
+  /** Every flag's value as typed, by name. */
   values: Values;
+  /** The same values, read by their declarations. */
+  get: ReturnType<typeof parseFlags>["get"];
 }
 
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
 /**
- * Parses `<full|lora> <model> [flags] [-- vllm args]`. Values are passed on raw when they are not plain
- * numbers, so the builder's one-line error names the rule and what was given.
+ * Parses `<full|lora> <model> [flags] [-- vllm args]` by `flags` (the serve flags and the command's own).
+ * Values are passed on raw when they are not plain numbers, so the builder's one-line error names the rule
+ * and what was given.
  */
 export function parseServeArgs(
   subcommand: string,
   args: readonly string[],
-  options: ParseArgsConfig["options"],
+  flags: readonly Flag[],
 ): ParsedServeArgs | "help" {
-  const { values, positionals, tokens } = parseCommandLine(subcommand, args, options);
-  const terminator = tokens.find((token) => token.kind === "option-terminator");
-  const extraArgs = terminator === undefined ? [] : args.slice(terminator.index + 1);
-  const words = positionals.slice(0, positionals.length - extraArgs.length);
-  if (values.help === true) return "help";
+  const parsed = parseFlags(args, flags);
+  const { raw: values, extraArgs } = parsed;
+  const words = parsed.positionals.slice(0, parsed.positionals.length - extraArgs.length);
+  if (parsed.help) return "help";
   const [kind, model, ...rest] = words;
   if (kind !== "full" && kind !== "lora") {
     throw new UsageError(
       kind === undefined
         ? "say what to serve: full <model> or lora <base> --adapter name=path"
-        : `unknown kind "${kind}": use full or lora`,
+        : `unknown kind ${quoted(kind)}: use full or lora`,
       subcommand,
     );
   }
   const helpFor = `${subcommand} ${kind}`;
   if (model === undefined) throw new UsageError(`missing ${kind === "full" ? "<model>" : "<base>"}`, helpFor);
   if (rest.length > 0) {
-    throw new UsageError(`unexpected argument "${rest[0]}"; put vLLM's own options after --`, helpFor);
+    throw new UsageError(`unexpected argument ${quoted(rest[0])}; put vLLM's own options after --`, helpFor);
   }
-  const apiKeyEnv = values["api-key-env"] as string | undefined;
-  if (apiKeyEnv !== undefined && !ENV_NAME.test(apiKeyEnv)) {
-    throw new UsageError(
-      `--api-key-env: must name an environment variable such as MY_VLLM_KEY, not hold the key (given ${describeShape(apiKeyEnv)})`,
-      helpFor,
-    );
-  }
+  const apiKeyEnv = inHelp(helpFor, () => parsed.get(API_KEY_ENV_FLAG));
   const common = {
     ...defined("host", values.host),
     ...defined("port", numberOrRaw(values.port)),
@@ -107,75 +111,23 @@ export function parseServeArgs(
     ...engineValues(values, kind, helpFor),
     ...(extraArgs.length > 0 ? { extraArgs } : {}),
   };
+  const get = parsed.get;
   if (kind === "full") {
     if (values.adapter !== undefined)
       throw new UsageError("--adapter: is for lora; a full model has no adapters", helpFor);
     const full: ServeOptions = { kind, model, ...common };
-    return { kind, options: full, apiKeyEnv, values };
+    return { kind, options: full, apiKeyEnv, values, get };
   }
-  const adapters = ((values.adapter as string[] | undefined) ?? []).map((text, index) =>
-    parseAdapter(text, index, helpFor),
-  );
-  const lora: ServeOptions = {
-    kind,
-    baseModel: model,
-    adapters,
-    ...common,
-  };
-  return { kind, options: lora, apiKeyEnv, values };
-}
-
-export function parseCommandLine(
-  subcommand: string,
-  args: readonly string[],
-  options: ParseArgsConfig["options"],
-) {
-  try {
-    return parseArgs({ args: [...args], options, allowPositionals: true, strict: true, tokens: true }) as {
-      values: Values;
-      positionals: string[];
-      tokens: { kind: string; index: number }[];
-    };
-  } catch (error) {
-    // parseArgs' messages are clear but long; keep the first sentence.
-    const message = error instanceof Error ? (error.message.split(". ")[0] ?? error.message) : String(error);
-    throw new UsageError(message.replace(/\.$/, ""), subcommand);
-  }
-}
-
-/** The engine options given as flags, by their serve-kit names; values stay raw for the builder's rules. */
-export function engineValues(values: Values, kind: "full" | "lora", helpFor: string): Record<string, never> {
-  const engine: Record<string, unknown> = {};
-  for (const option of ENGINE_OPTION_LIST) {
-    const name = option.flag.slice(2);
-    const value =
-      option.cli.valueName !== null
-        ? numberOrRaw(values[name])
-        : values[`no-${name}`] === true
-          ? values[name] === true
-            ? refuseBoth(name, helpFor)
-            : false
-          : values[name];
-    if (value === undefined) continue;
-    if (option.loraOnly && kind === "full") throw new UsageError(`--${name}: is for lora`, helpFor);
-    engine[option.key] = value;
-  }
-  return engine as Record<string, never>;
-}
-
-function refuseBoth(name: string, helpFor: string): never {
-  throw new UsageError(`--${name} and --no-${name}: give one`, helpFor);
+  const adapters = parsed.get(ADAPTER_FLAG).map((text, index) => parseAdapter(text, index, helpFor));
+  const lora: ServeOptions = { kind, baseModel: model, adapters, ...common };
+  return { kind, options: lora, apiKeyEnv, values, get };
 }
 
 function parseAdapter(text: string, index: number, helpFor: string): LoraAdapter {
   // The name cannot hold "=", so the first "=" ends it; the path may hold more.
   const at = text.indexOf("=");
-  if (at <= 0) {
-    throw new UsageError(
-      `--adapter #${index + 1}: must be name=path (given ${JSON.stringify(text)})`,
-      helpFor,
-    );
-  }
+  if (at <= 0)
+    throw new UsageError(`--adapter #${index + 1}: must be name=path (given ${quoted(text)})`, helpFor);
   return { name: text.slice(0, at), path: text.slice(at + 1) };
 }
 
@@ -200,24 +152,12 @@ export function keySource(parsed: ParsedServeArgs, env: NodeJS.ProcessEnv): KeyS
 export const INHERITED_KEY_NOTE =
   "studio-serve: using the API key in VLLM_API_KEY (set in this environment; vLLM would read it anyway)\n";
 
-/** A plain decimal number becomes a number; anything else stays a string for the builder to refuse. */
-export function numberOrRaw(value: unknown): unknown {
-  // Any run of digits becomes a number (1e21 included), so the library's bound decides, with its message.
-  return typeof value === "string" && /^(\d{1,30}(\.\d{1,30})?|\.\d{1,30})$/.test(value)
-    ? Number(value)
-    : value;
-}
-
 /**
  * `{ [key]: value }` when the value was given. Typed `never` so a raw string (say `--port abc`) can go where
  * the builder expects a number: the builder checks every value at run time and names the rule it broke.
  */
 function defined<K extends string>(key: K, value: unknown): Partial<Record<K, never>> {
   return (value === undefined ? {} : { [key]: value }) as Partial<Record<K, never>>;
-}
-
-function describeShape(value: string): string {
-  return `a ${value.length}-character value`;
 }
 
 /** The builder's field names, as the flags a CLI user typed. */
@@ -244,4 +184,12 @@ export function cliField(field: string): string {
   const upstream = /^upstreams\[(\d+)\]$/.exec(field);
   if (upstream) return `--upstream #${Number(upstream[1]) + 1}`;
   return names[field] ?? field;
+}
+
+/** A builder's rule as the user reads it: "use the maxModelLen option" names the flag, --max-model-len. */
+export function cliRule(rule: string): string {
+  return rule.replace(/\bthe (\w+) option\b/g, (whole, key: string) => {
+    const flag = cliField(key);
+    return flag === key ? whole : flag;
+  });
 }

@@ -1,4 +1,3 @@
-import type { ParseArgsConfig } from "node:util";
 import type {
   SecretKeyReference,
   ServeOptions,
@@ -6,44 +5,79 @@ import type {
   StackOptions,
   StackStorage,
 } from "@finetune-studio/serve-kit";
+import { OUT_FLAG } from "../shared/common-flags.js";
+import { ENGINE_FLAGS } from "../shared/engine-flags.js";
+import { describedAs, type Flag, switchFlag, textFlag } from "../shared/flags.js";
 import { UsageError } from "../shared/io.js";
-import { ENGINE_FLAGS, numberOrRaw, parseServeArgs } from "../shared/serve-args.js";
+import { numberOrRaw } from "../shared/raw-values.js";
+import { ADAPTER_FLAG, parseServeArgs, SERVE_KEY_FLAG, SERVED_NAME_FLAG } from "../shared/serve-args.js";
+import { quoted } from "../shared/values.js";
 
 // The flags of `studio-serve stack`: the serving intent as `command` takes it (where engines listen is the
-// chart's business, so no --host or --port), and how to run it on Kubernetes.
-export const STACK_OPTIONS = {
-  "served-model-name": { type: "string" },
-  adapter: { type: "string", multiple: true },
-  ...ENGINE_FLAGS,
-  "api-key-env": { type: "string" },
-  "api-key-file": { type: "string" },
-  "api-key-secret": { type: "string" },
-  "hf-token-secret": { type: "string" },
-  "hf-token-env": { type: "string" },
-  "hf-token-file": { type: "string" },
-  name: { type: "string" },
-  release: { type: "string" },
-  namespace: { type: "string" },
-  image: { type: "string" },
-  replicas: { type: "string" },
-  "gpus-per-replica": { type: "string" },
-  cpu: { type: "string" },
-  memory: { type: "string" },
+// chart's business, so no --host or --port), and how to run it on Kubernetes. The builders check the values.
+
+const text = (name: string, valueName: string, help: string) => textFlag(name, { valueName, help });
+
+export const STACK_SERVE_FLAGS: readonly Flag[] = [
+  describedAs(SERVED_NAME_FLAG, 'the name clients send in "model" (lora: for the base model)'),
+  describedAs(ADAPTER_FLAG, "lora: an adapter (hub repository, or a path under the storage); repeat"),
+];
+export const ENGINE_POD_FLAGS: readonly Flag[] = [
+  text("name", "N", "the model's name in the chart (default: from the served name or base)"),
+  text("release", "R", "the Helm release (default vllm)"),
+  text("namespace", "NS", "install there"),
+  text("image", "repo:tag", "the vLLM image (default vllm/vllm-openai:latest; pin a tag)"),
+  text("replicas", "N", "engine pods (default 1)"),
+  text("gpus-per-replica", "G", "GPUs per pod (default 1; more shards the model across them)"),
+  text("cpu", "N", "CPUs requested per pod (default 8)"),
+  text("memory", "Q", "memory requested per pod (default 32Gi)"),
+  text("runtime-class", "C", "the pods' runtime class"),
   // Kept from before the engine options: the same as --no-enable-prefix-caching.
-  "no-prefix-caching": { type: "boolean" },
-  "storage-pvc": { type: "string" },
-  "storage-class": { type: "string" },
-  "access-mode": { type: "string" },
-  "storage-claim": { type: "string" },
-  "storage-host-path": { type: "string" },
-  "adapter-loading": { type: "string" },
-  routing: { type: "string" },
-  "session-key": { type: "string" },
-  "runtime-class": { type: "string" },
-  "startup-timeout": { type: "string" },
-  out: { type: "string" },
-  help: { type: "boolean", short: "h" },
-} as const satisfies ParseArgsConfig["options"];
+  switchFlag("no-prefix-caching", "the same as --no-enable-prefix-caching"),
+  text("startup-timeout", "S", "how long an engine may take to load before it is restarted (default 1800)"),
+];
+export const STORAGE_FLAGS: readonly Flag[] = [
+  text("storage-pvc", "SIZE", "a claim the chart makes per model, at /data (also the Hugging Face cache)"),
+  text("storage-class", "C", "with --storage-pvc: its storage class"),
+  text("access-mode", "ReadWriteOnce|ReadWriteMany", "with --storage-pvc: its access mode"),
+  text("storage-claim", "NAME:/dir", "an existing claim holding the weights, read-only at /dir"),
+  text("storage-host-path", "/dir", "a directory on every GPU node, read-only at the same path"),
+];
+export const SECRET_FLAGS: readonly Flag[] = [
+  text(
+    "api-key-secret",
+    "NAME[:KEY]",
+    "the Secret clients' key lives in (default vllm-api-key:VLLM_API_KEY)",
+  ),
+  describedAs(SERVE_KEY_FLAG, "where kubectl create secret reads the key (default VLLM_API_KEY)"),
+  text("api-key-file", "PATH", "or the file it reads the key from"),
+  text("hf-token-secret", "NAME[:KEY]", "a Hugging Face token for gated repositories (key default HF_TOKEN)"),
+  text("hf-token-env", "NAME", "where kubectl create secret reads the token (default HF_TOKEN)"),
+  text("hf-token-file", "PATH", "or the file it reads the token from"),
+];
+export const ROUTING_FLAGS: readonly Flag[] = [
+  text(
+    "adapter-loading",
+    "static|runtime",
+    "static (default): --lora-modules on every engine; runtime: the\nchart's LoRA controller loads LoraAdapter resources (needs a key)",
+  ),
+  text("routing", "roundrobin|session|prefixaware", "how the router picks an engine (default roundrobin)"),
+  text("session-key", "HEADER", "with --routing session: the header that names a session"),
+];
+export const STACK_OUT_FLAG = describedAs(
+  OUT_FLAG,
+  "write DIR/values.yaml (or DIR/adapters.yaml) and print the commands;\nwithout it the YAML goes to stdout and the commands to stderr",
+);
+
+const STACK_FLAGS: readonly Flag[] = [
+  ...STACK_SERVE_FLAGS,
+  ...ENGINE_FLAGS,
+  ...ENGINE_POD_FLAGS,
+  ...STORAGE_FLAGS,
+  ...SECRET_FLAGS,
+  ...ROUTING_FLAGS,
+  STACK_OUT_FLAG,
+];
 
 export interface ParsedStackArgs {
   kind: "full" | "lora";
@@ -93,56 +127,56 @@ export const STACK_FIELD_FLAGS: Readonly<Record<string, string>> = {
 /** Parses `<full|lora> <model> [flags] [-- vllm args]` for `stack <what>`, or asks for the help. */
 export function parseStackArgs(what: string, args: readonly string[]): ParsedStackArgs | "help" {
   const subcommand = `stack ${what}`;
-  const parsed = parseServeArgs(subcommand, args, STACK_OPTIONS);
+  const parsed = parseServeArgs(subcommand, args, STACK_FLAGS);
   if (parsed === "help") return "help";
   const { values, kind } = parsed;
   const helpFor = `${subcommand}`;
-  const text = (flag: string) => values[flag] as string | undefined;
+  const given = (flag: string) => values[flag] as string | undefined;
 
   const apiKeyEnv = parsed.apiKeyEnv;
-  const apiKeyFile = text("api-key-file");
+  const apiKeyFile = given("api-key-file");
   if (apiKeyEnv !== undefined && apiKeyFile !== undefined) {
     throw new UsageError("--api-key-env and --api-key-file: give one place to read the key from", helpFor);
   }
-  const hfEnv = text("hf-token-env");
-  const hfFile = text("hf-token-file");
+  const hfEnv = given("hf-token-env");
+  const hfFile = given("hf-token-file");
   if (hfEnv !== undefined && hfFile !== undefined) {
     throw new UsageError(
       "--hf-token-env and --hf-token-file: give one place to read the token from",
       helpFor,
     );
   }
-  if ((hfEnv !== undefined || hfFile !== undefined) && text("hf-token-secret") === undefined) {
+  if ((hfEnv !== undefined || hfFile !== undefined) && given("hf-token-secret") === undefined) {
     throw new UsageError("--hf-token-env and --hf-token-file: go with --hf-token-secret NAME[:KEY]", helpFor);
   }
   // Any of the key flags asks for a key; the engines read it from a Secret, never from the values.
   const wantsKey =
-    apiKeyEnv !== undefined || apiKeyFile !== undefined || text("api-key-secret") !== undefined;
+    apiKeyEnv !== undefined || apiKeyFile !== undefined || given("api-key-secret") !== undefined;
   const apiKeySecret = wantsKey
-    ? secretReference(text("api-key-secret") ?? "vllm-api-key", "VLLM_API_KEY", "--api-key-secret", helpFor)
+    ? secretReference(given("api-key-secret") ?? "vllm-api-key", "VLLM_API_KEY", "--api-key-secret", helpFor)
     : undefined;
-  const hfSecret = text("hf-token-secret");
+  const hfSecret = given("hf-token-secret");
 
   const options: StackOptions = {
-    ...defined("name", text("name")),
-    ...defined("release", text("release")),
-    ...defined("namespace", text("namespace")),
-    ...defined("image", text("image")),
-    ...defined("replicas", numberOrRaw(text("replicas"))),
-    ...defined("gpusPerReplica", numberOrRaw(text("gpus-per-replica"))),
-    ...defined("cpu", numberOrRaw(text("cpu"))),
-    ...defined("memory", text("memory")),
+    ...defined("name", given("name")),
+    ...defined("release", given("release")),
+    ...defined("namespace", given("namespace")),
+    ...defined("image", given("image")),
+    ...defined("replicas", numberOrRaw(given("replicas"))),
+    ...defined("gpusPerReplica", numberOrRaw(given("gpus-per-replica"))),
+    ...defined("cpu", numberOrRaw(given("cpu"))),
+    ...defined("memory", given("memory")),
     ...(values["no-prefix-caching"] === true ? { prefixCaching: false } : {}),
     ...(apiKeySecret === undefined ? {} : { apiKeySecret }),
     ...(hfSecret === undefined
       ? {}
       : { hfTokenSecret: secretReference(hfSecret, "HF_TOKEN", "--hf-token-secret", helpFor) }),
     ...defined("storage", storage(values, helpFor)),
-    ...defined("adapterLoading", text("adapter-loading")),
-    ...defined("routingLogic", text("routing")),
-    ...defined("sessionKey", text("session-key")),
-    ...defined("runtimeClassName", text("runtime-class")),
-    ...defined("startupTimeoutSeconds", numberOrRaw(text("startup-timeout"))),
+    ...defined("adapterLoading", given("adapter-loading")),
+    ...defined("routingLogic", given("routing")),
+    ...defined("sessionKey", given("session-key")),
+    ...defined("runtimeClassName", given("runtime-class")),
+    ...defined("startupTimeoutSeconds", numberOrRaw(given("startup-timeout"))),
   };
   // The key's value is never read here: only the shell that runs `kubectl create secret` reads it.
   const config: ServeOptions = parsed.options;
@@ -152,7 +186,7 @@ export function parseStackArgs(what: string, args: readonly string[]): ParsedSta
     ...(hfFile !== undefined ? { hfTokenFrom: { file: hfFile } } : {}),
     ...(hfEnv !== undefined ? { hfTokenFrom: { env: hfEnv } } : {}),
   };
-  return { kind, config, options, files, out: text("out") };
+  return { kind, config, options, files, out: given("out") };
 }
 
 /** `NAME[:KEY]`: a Secret and the key in it. */
@@ -164,7 +198,7 @@ function secretReference(
 ): SecretKeyReference {
   const [name = "", key = defaultKey, ...rest] = text.split(":");
   if (rest.length > 0 || name === "" || key === "") {
-    throw new UsageError(`${flag}: must be NAME or NAME:KEY (given ${JSON.stringify(text)})`, helpFor);
+    throw new UsageError(`${flag}: must be NAME or NAME:KEY (given ${quoted(text)})`, helpFor);
   }
   return { name, key };
 }
@@ -196,10 +230,7 @@ function storage(values: Record<string, unknown>, helpFor: string): StackStorage
     // The mount path is absolute, so the claim name ends at the first ':'.
     const at = claim.indexOf(":");
     if (at <= 0)
-      throw new UsageError(
-        `--storage-claim: must be NAME:/mount/path (given ${JSON.stringify(claim)})`,
-        helpFor,
-      );
+      throw new UsageError(`--storage-claim: must be NAME:/mount/path (given ${quoted(claim)})`, helpFor);
     return { kind: "claim", claimName: claim.slice(0, at), mountPath: claim.slice(at + 1) };
   }
   return hostPath === undefined ? undefined : { kind: "hostPath", path: hostPath };

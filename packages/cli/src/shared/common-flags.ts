@@ -1,0 +1,43 @@
+// The flags several commands take, declared once. A command takes one by listing it; its help line, rule
+// and default come from here.
+import { checkListenAddress } from "@finetune-studio/serve-kit";
+import { ruleFlag, switchFlag, textFlag } from "./flags.js";
+import { envName, launchPort } from "./values.js";
+
+/** Where `launch` listens when no --host or --port is given: serve-kit's defaults, read from serve-kit. */
+export const DEFAULT_LISTEN = checkListenAddress();
+export const DEFAULT_LAUNCH_PORT = DEFAULT_LISTEN.port;
+
+/** `--port P` of the commands that talk to a running launch (reload, stop, adapter). */
+export const LAUNCH_PORT_FLAG = ruleFlag(
+  "port",
+  {
+    valueName: "P",
+    help: "the port the launch serves on (its HAProxy, or its one vLLM)",
+    fallback: DEFAULT_LAUNCH_PORT,
+  },
+  launchPort,
+);
+
+/** `--launch P`: the instances of the launch serving on port P of this machine (status, bench). */
+export const LAUNCH_FLAG = ruleFlag(
+  "launch",
+  { valueName: "P", help: "the launch serving on port P of this machine" },
+  launchPort,
+);
+
+/** `--api-key-env NAME`: where the server's key is, never the key itself. */
+export const API_KEY_ENV_FLAG = ruleFlag(
+  "api-key-env",
+  {
+    valueName: "NAME",
+    help: "the key vLLM was started with, from the environment variable NAME (default: VLLM_API_KEY)",
+  },
+  envName,
+);
+
+/** `--json`: figures for scripts instead of the table. */
+export const JSON_FLAG = switchFlag("json", "JSON for scripts instead of the table");
+
+/** `--out DIR`: write the files into DIR instead of printing them. */
+export const OUT_FLAG = textFlag("out", { valueName: "DIR", help: "write the files into DIR" });

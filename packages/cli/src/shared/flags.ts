@@ -1,0 +1,235 @@
+// A command's flags as data: each flag declared once (its name, value rule, default and help line), and the
+// parser, the help lines and the error messages read the declaration. node:util's parseArgs does the
+// splitting; this layer adds what it lacks: typed values with their rules, a refused repeat, help lines.
+import { parseArgs } from "node:util";
+import { UsageError } from "./io.js";
+import { quoted, wholeNumber, wholeSeconds } from "./values.js";
+
+/** A flag's value as parseArgs gives it: text, a switch, every use of a repeatable flag, or not given. */
+export type RawValue = string | boolean | string[] | undefined;
+
+export interface Flag<T = unknown> {
+  /** Its name without the dashes, as typed: `port`, `api-key-env`. */
+  readonly name: string;
+  /** A switch (`--json`) or a flag that takes a value (`--port 8000`). */
+  readonly type: "string" | "boolean";
+  /** Each use adds a value (`--adapter`, `--upstream`); any other flag given twice with a value is refused. */
+  readonly repeatable?: boolean;
+  readonly short?: string;
+  /** How the help shows it, `--port P`; undefined for a flag the help lists elsewhere. */
+  readonly usage: string | undefined;
+  /** Its help line; more lines after `\n`. Ends with the default when it has one. */
+  readonly help: string;
+  /** The value the command gets: the rule applied, or the default when the flag was not given. */
+  read(raw: RawValue): T;
+}
+
+interface Described {
+  /** `P` in `--port P`. */
+  valueName: string;
+  help: string;
+}
+
+function usageOf(name: string, valueName?: string): string {
+  return valueName === undefined ? `--${name}` : `--${name} ${valueName}`;
+}
+
+/** The help line with the default said last: `... (default 8000)`. */
+function withDefault(help: string, fallback: unknown): string {
+  return fallback === undefined ? help : `${help} (default ${fallback})`;
+}
+
+/** `--json`: on or off. */
+export function switchFlag(name: string, help: string, short?: string): Flag<boolean> {
+  return {
+    name,
+    type: "boolean",
+    ...(short === undefined ? {} : { short }),
+    usage: usageOf(name),
+    help,
+    read: (raw) => raw === true,
+  };
+}
+
+/** A value taken as typed (a path, a name), or undefined when not given. */
+export function textFlag(name: string, { valueName, help }: Described): Flag<string | undefined> {
+  return {
+    name,
+    type: "string",
+    usage: usageOf(name, valueName),
+    help,
+    read: (raw) => (typeof raw === "string" ? raw : undefined),
+  };
+}
+
+/** A repeatable value: every use, in order. */
+export function listFlag(name: string, { valueName, help }: Described): Flag<string[]> {
+  return {
+    name,
+    type: "string",
+    repeatable: true,
+    usage: usageOf(name, valueName),
+    help,
+    read: (raw) => (Array.isArray(raw) ? raw : []),
+  };
+}
+
+/** A value read by `rule` (which names `--name` when it refuses), or `fallback` when not given. */
+export function ruleFlag<T, D extends T | undefined = undefined>(
+  name: string,
+  described: Described & { fallback?: D; showDefault?: string },
+  rule: (text: string, flag: string) => T,
+): Flag<T | D> {
+  const { valueName, help, fallback, showDefault } = described;
+  return {
+    name,
+    type: "string",
+    usage: usageOf(name, valueName),
+    help: withDefault(help, showDefault ?? fallback),
+    read: (raw) => (typeof raw === "string" ? rule(raw, `--${name}`) : (fallback as D)),
+  };
+}
+
+interface Bounds<D> extends Partial<Described> {
+  help: string;
+  min: number;
+  max: number;
+  fallback?: D;
+}
+
+/** A count: a whole number from `min` to `max`, or `fallback`. */
+export function countFlag<D extends number | undefined = undefined>(
+  name: string,
+  { valueName = "N", help, min, max, fallback }: Bounds<D>,
+): Flag<number | D> {
+  return ruleFlag(name, { valueName, help, ...(fallback === undefined ? {} : { fallback }) }, (text, flag) =>
+    wholeNumber(text, flag, min, max),
+  ) as Flag<number | D>;
+}
+
+/** A duration: whole seconds from `min` (to `max`, else as long as a timer waits), or `fallback`. */
+export function secondsFlag<D extends number | undefined = undefined>(
+  name: string,
+  { valueName = "S", help, min, max, fallback }: Omit<Bounds<D>, "max"> & { max?: number },
+): Flag<number | D> {
+  return ruleFlag(name, { valueName, help, ...(fallback === undefined ? {} : { fallback }) }, (text, flag) =>
+    wholeSeconds(text, flag, min, max),
+  ) as Flag<number | D>;
+}
+
+/** The same flag with another help line, for a command that says what it means there. */
+export function describedAs<T>(flag: Flag<T>, help: string): Flag<T> {
+  return { ...flag, help };
+}
+
+/** `-h`, `--help`: every command takes it. */
+export const HELP_FLAG = switchFlag("help", "this help", "h");
+
+/** A command line read by its flags' declarations. */
+export interface ParsedFlags {
+  /** The words that are not flags, those after `--` included. */
+  positionals: string[];
+  /** The words after `--`. */
+  extraArgs: string[];
+  /** `-h` or `--help` was given. */
+  help: boolean;
+  /** Each flag's value as typed, by name: for code that passes values on for a library to check. */
+  raw: Record<string, RawValue>;
+  /** A declared flag's value: its rule applied, or its default. */
+  get<T>(flag: Flag<T>): T;
+}
+
+/** The parseArgs option of each declared flag. */
+function parseArgsOptions(flags: readonly Flag[]) {
+  return Object.fromEntries(
+    flags.map((flag) => [
+      flag.name,
+      {
+        type: flag.type,
+        ...(flag.repeatable === true || flag.type === "string" ? { multiple: true } : {}),
+        ...(flag.short === undefined ? {} : { short: flag.short }),
+      },
+    ]),
+  );
+}
+
+/**
+ * Splits the command line by the declared flags (and `-h`/`--help`). A flag not declared, a value missing
+ * or a value flag given twice (unless repeatable) is refused, naming the flag as the user typed it.
+ */
+export function parseFlags(args: readonly string[], declared: readonly Flag[]): ParsedFlags {
+  const flags = declared.includes(HELP_FLAG) ? declared : [...declared, HELP_FLAG];
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({
+      args: [...args],
+      options: parseArgsOptions(flags),
+      allowPositionals: true,
+      strict: true,
+      tokens: true,
+    });
+  } catch (error) {
+    throw new UsageError(parseArgsMessage(error));
+  }
+  const raw: Record<string, RawValue> = {};
+  for (const flag of flags) {
+    const value = parsed.values[flag.name] as RawValue;
+    if (flag.repeatable !== true && Array.isArray(value)) {
+      // Every value flag is parsed as repeatable so that a second use can be refused, not silently kept.
+      if (value.length > 1) {
+        throw new UsageError(
+          `--${flag.name}: given ${value.length} times (${value.map((text) => quoted(text)).join(", ")}); give it once`,
+        );
+      }
+      raw[flag.name] = value[0];
+    } else raw[flag.name] = value;
+  }
+  const terminator = parsed.tokens?.find((token) => token.kind === "option-terminator");
+  const extraArgs = terminator === undefined ? [] : args.slice(terminator.index + 1);
+  return {
+    positionals: parsed.positionals,
+    extraArgs,
+    help: raw.help === true,
+    raw,
+    get<T>(flag: Flag<T>): T {
+      // By name: a command may take a shared flag with its own help line (describedAs), same rule.
+      if (!flags.some((declared) => declared.name === flag.name))
+        throw new Error(`--${flag.name} is not a flag of this command`);
+      return flag.read(raw[flag.name]);
+    },
+  };
+}
+
+/** parseArgs' first sentence, with the unknown option quoted (it is the user's text, newlines and all). */
+function parseArgsMessage(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const unknown = /^Unknown option '(.*)'\. /s.exec(message);
+  if (unknown) return `unknown option ${quoted(unknown[1])}`;
+  return (message.split(". ")[0] ?? message).replace(/\.$/, "");
+}
+
+/** Refuses a word the command does not take. */
+export function refuseExtraWords(words: readonly string[]): void {
+  if (words.length > 0) throw new UsageError(`unexpected argument ${quoted(words[0])}`);
+}
+
+const HELP_COLUMN = 26;
+
+/** `--flag VALUE` and its help, in the help's columns; a long usage puts the help on the next line. */
+export function helpLine(usage: string, help: string): string {
+  const [first = "", ...more] = help.split("\n");
+  const indent = " ".repeat(HELP_COLUMN + 2);
+  const head =
+    usage.length < HELP_COLUMN - 1
+      ? `  ${usage.padEnd(HELP_COLUMN)}${first}`
+      : `  ${usage}\n${indent}${first}`;
+  return [head, ...more.map((line) => `${indent}${line}`)].join("\n");
+}
+
+/** The help lines of these flags, in order. */
+export function flagHelp(flags: readonly Flag[]): string {
+  return flags
+    .filter((flag) => flag.usage !== undefined)
+    .map((flag) => helpLine(flag.usage as string, flag.help))
+    .join("\n");
+}
