@@ -323,7 +323,11 @@ const usageErrors: [string, string[], RegExp][] = [
     ["command", "full", "m", "extra"],
     /unexpected argument "extra"; put vLLM's own options after --/,
   ],
-  ["an unknown flag", ["command", "full", "m", "--gpu-index", "0"], /unknown option "--gpu-index" \(see studio-serve command --help\)/],
+  [
+    "an unknown flag",
+    ["command", "full", "m", "--gpu-index", "0"],
+    /unknown option "--gpu-index" \(see studio-serve command --help\)/,
+  ],
   ["a flag without value", ["command", "full", "m", "--port"], /--port/],
   [
     "a port that is not a number",

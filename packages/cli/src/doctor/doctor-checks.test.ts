@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { type DoctorProbes, evaluateDoctor, formatDoctorTable, parseNvidiaSmi } from "./doctor-checks.js";
+import { parseGpuMemory } from "../shared/nvidia-smi.js";
+import { type DoctorProbes, evaluateDoctor, formatDoctorTable } from "./doctor-checks.js";
 
 const healthy: DoctorProbes = {
   python: { command: "python3", version: "Python 3.12.3" },
@@ -98,14 +99,14 @@ describe("evaluateDoctor", () => {
   });
 });
 
-describe("parseNvidiaSmi", () => {
+describe("parseGpuMemory, the one reading of nvidia-smi's memory query", () => {
   it("reads name, free and total MiB per line, names with commas included", () => {
-    expect(parseNvidiaSmi("NVIDIA A100-SXM4-80GB, 80000, 81920\nNVIDIA L4, 1000, 23034\n\n")).toEqual([
+    expect(parseGpuMemory("NVIDIA A100-SXM4-80GB, 80000, 81920\nNVIDIA L4, 1000, 23034\n\n")).toEqual([
       { name: "NVIDIA A100-SXM4-80GB", freeMiB: 80000, totalMiB: 81920 },
       { name: "NVIDIA L4", freeMiB: 1000, totalMiB: 23034 },
     ]);
-    expect(parseNvidiaSmi("Odd, Name, 5, 10")).toEqual([{ name: "Odd,Name", freeMiB: 5, totalMiB: 10 }]);
-    expect(parseNvidiaSmi("[N/A], [N/A]")).toEqual([]);
+    expect(parseGpuMemory("Odd, Name, 5, 10")).toEqual([{ name: "Odd,Name", freeMiB: 5, totalMiB: 10 }]);
+    expect(parseGpuMemory("[N/A], [N/A]")).toEqual([]);
   });
 });
 

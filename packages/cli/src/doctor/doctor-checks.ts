@@ -113,21 +113,6 @@ function checkPortState(port: DoctorProbes["port"]): CheckResult {
   };
 }
 
-/** Reads nvidia-smi's `--format=csv,noheader,nounits` answer for name, memory.free, memory.total. */
-export function parseNvidiaSmi(output: string): GpuInfo[] {
-  return output
-    .split("\n")
-    .map((line) => line.trim())
-    .filter((line) => line !== "")
-    .flatMap((line) => {
-      const parts = line.split(",").map((part) => part.trim());
-      const [name, free, total] = [parts.slice(0, -2).join(","), Number(parts.at(-2)), Number(parts.at(-1))];
-      return name !== "" && Number.isFinite(free) && Number.isFinite(total)
-        ? [{ name, freeMiB: free, totalMiB: total }]
-        : [];
-    });
-}
-
 /** The checks as an aligned table, one row per check, with the fix under a failing or warning row. */
 export function formatDoctorTable(results: readonly CheckResult[]): string {
   const width = Math.max(...results.map((result) => result.check.length), "check".length);

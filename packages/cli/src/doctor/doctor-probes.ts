@@ -3,8 +3,9 @@ import { stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { probePort } from "@finetune-studio/internal";
+import { queryGpuMemory } from "../shared/nvidia-smi.js";
 import { findExecutable } from "../shared/which.js";
-import { type DoctorProbes, parseNvidiaSmi } from "./doctor-checks.js";
+import type { DoctorProbes } from "./doctor-checks.js";
 
 interface RunResult {
   ok: boolean;
@@ -45,14 +46,10 @@ async function probePython(env: NodeJS.ProcessEnv): Promise<DoctorProbes["python
 }
 
 async function probeGpus(env: NodeJS.ProcessEnv): Promise<DoctorProbes["gpus"]> {
-  const result = await run(
-    "nvidia-smi",
-    ["--query-gpu=name,memory.free,memory.total", "--format=csv,noheader,nounits"],
-    env,
-  );
-  if (result.missing) return { missing: true };
-  if (!result.ok) return { error: result.output.split("\n")[0] ?? "no output" };
-  return { gpus: parseNvidiaSmi(result.output) };
+  const answer = await queryGpuMemory(env);
+  if (answer.kind === "missing") return { missing: true };
+  if (answer.kind === "failed") return { error: answer.reason || "no output" };
+  return { gpus: answer.gpus };
 }
 
 /** Where a hub token is, without reading it: the environment, or the file `hf auth login` writes. */

@@ -1,33 +1,14 @@
-import { execFile } from "node:child_process";
-import { findExecutable } from "../shared/which.js";
+import { queryGpuMemory } from "../shared/nvidia-smi.js";
 
-/** One GPU as nvidia-smi reports it. */
+/** One GPU as the plan needs it. */
 export interface SmiGpu {
   name: string;
   memoryBytes: number;
 }
 
-/** The GPUs nvidia-smi lists, or undefined when it is not on PATH or fails (within 5 s). */
+/** The GPUs nvidia-smi lists, or undefined when it is not on PATH, fails, or lists none. */
 export async function queryNvidiaSmi(env: NodeJS.ProcessEnv): Promise<SmiGpu[] | undefined> {
-  const smi = await findExecutable("nvidia-smi", env.PATH);
-  if (!smi) return undefined;
-  const text = await new Promise<string | undefined>((resolve) => {
-    execFile(
-      smi,
-      ["--query-gpu=name,memory.total", "--format=csv,noheader,nounits"],
-      { timeout: 5000, maxBuffer: 64 * 1024, env },
-      (error, stdout) => resolve(error ? undefined : stdout),
-    );
-  });
-  if (text === undefined) return undefined;
-  const gpus = parseNvidiaSmi(text);
-  return gpus.length > 0 ? gpus : undefined;
-}
-
-/** Parses `name, MiB` lines; lines that do not read so are skipped. */
-export function parseNvidiaSmi(text: string): SmiGpu[] {
-  return text.split("\n").flatMap((line) => {
-    const match = /^(.+?),\s*(\d+)\s*$/.exec(line.trim());
-    return match ? [{ name: match[1] as string, memoryBytes: Number(match[2]) * 1024 ** 2 }] : [];
-  });
+  const answer = await queryGpuMemory(env);
+  if (answer.kind !== "listed" || answer.gpus.length === 0) return undefined;
+  return answer.gpus.map((gpu) => ({ name: gpu.name, memoryBytes: gpu.totalMiB * 1024 ** 2 }));
 }
