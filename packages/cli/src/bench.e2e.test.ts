@@ -134,6 +134,13 @@ describe("studio-serve bench", { timeout: 90_000 }, () => {
     expect(proc.output()).toMatch(message);
   });
 
+  it("takes the server's /v1 base URL as the same server", async () => {
+    const url = await standIn();
+    const proc = bench([`${url}/v1`, "--requests", "2", "--json"]);
+    expect(await proc.exited).toBe(0);
+    expect(JSON.parse(proc.output())).toMatchObject({ url, model: "stand-in" });
+  });
+
   it("names the line of a malformed dataset", async () => {
     const url = await standIn();
     const file = join(tempDir("bench-data-"), "traffic.jsonl");

@@ -231,6 +231,12 @@ describe("studio-serve status", { timeout: 120_000 }, () => {
     for (const line of lines) expect(JSON.parse(line).instances[0].state).toBe("up");
   });
 
+  it("takes a server's /v1 base URL (what launch prints, what OpenAI clients use) as the same server", async () => {
+    const proc = status([`${full.url}/v1`, "--json", "--interval", "1"]);
+    expect(await proc.exited).toBe(0);
+    expect(JSON.parse(proc.output()).instances[0]).toMatchObject({ url: full.url, state: "up" });
+  });
+
   it("--watch redraws in place until Ctrl-C, which stops it cleanly", async () => {
     const proc = status([full.url, "--watch", "--interval", "1"]);
     await waitForOutput(proc, /Ctrl-C stops/, 30_000);
@@ -241,11 +247,14 @@ describe("studio-serve status", { timeout: 120_000 }, () => {
   });
 
   it.each([
-    [["http://127.0.0.1:8000/v1"], /URL #1: must be the server's root URL, without \/v1/],
+    [["http://127.0.0.1:8000/v1/models"], /URL #1: must be the server's root URL, or its \/v1 base URL/],
     [["ftp://127.0.0.1"], /URL #1: must be http:\/\/ or https:\/\//],
     [["http://user:secret@127.0.0.1:8000"], /URL #1: must not hold a user name or password/],
     [[], /name at least one server URL/],
-    [["127.0.0.1:8000", "--interval", "0"], /--interval: must be an integer from 1 to 3600/],
+    [
+      ["127.0.0.1:8000", "--interval", "0"],
+      /--interval: must be a whole number of seconds from 1 to 3600 \(given "0"\) \(see studio-serve status --help\)/,
+    ],
     [["127.0.0.1:8000", "--count", "2"], /--count: goes with --watch/],
     [["127.0.0.1:8000", "--api-key-env", "sk-123"], /--api-key-env: must name an environment variable/],
   ])("refuses %j before any request, with exit code 2", async (args, message) => {

@@ -31,7 +31,7 @@ export const API_KEY_ENV_FLAG = ruleFlag(
   "api-key-env",
   {
     valueName: "NAME",
-    help: "the key vLLM was started with, from the environment variable NAME (default: VLLM_API_KEY)",
+    help: "the key vLLM was started with, from the environment variable NAME\n(default: VLLM_API_KEY)",
   },
   envName,
 );
