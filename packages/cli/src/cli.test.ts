@@ -148,7 +148,7 @@ describe("studio-serve command", () => {
       expect(output.stdout + output.stderr).not.toContain("sk-never-printed");
   });
 
-  it("reflects an inherited VLLM_API_KEY the way launch does, without printing it (issue #12)", async () => {
+  it("reflects an inherited VLLM_API_KEY the way launch does, without printing it", async () => {
     const env = { VLLM_API_KEY: "sk-inherited-secret" };
     const text = await runCapture(["command", "full", "m"], env);
     const json = await runCapture(["command", "full", "m", "--json"], env);
@@ -476,7 +476,7 @@ describe("bad command lines", () => {
   });
 });
 
-describe("terminal safety (issue #17)", () => {
+describe("terminal safety", () => {
   // Anything a terminal acts on: ESC (an OSC title change), BEL, C1 CSI, NEL, a right-to-left override.
   // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
   const UNSAFE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;

@@ -83,7 +83,7 @@ describe("studio-serve doctor", { timeout: 60_000 }, () => {
     expect(output).toMatch(/^ok {4}hub login +HF_TOKEN is set/m);
   });
 
-  it("never runs a program from the current directory through an empty or relative PATH entry (issue #17)", async () => {
+  it("never runs a program from the current directory through an empty or relative PATH entry", async () => {
     const env = machine({ python3: "Python 3.12.3", vllm: "" });
     const cwd = tempDir("doctor-cwd-");
     const marker = join(cwd, "ran");

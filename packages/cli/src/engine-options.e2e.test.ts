@@ -2,7 +2,7 @@ import { getFreePort, type ManagedProcess, waitForOutput } from "@finetune-studi
 import { afterEach, describe, expect, it } from "vitest";
 import { fakeVllmEnv, startCli } from "./test/cli-process.js";
 
-// Issue #21: every engine option of serve-kit's table works on every path. `command` and docker are
+// Every engine option of serve-kit's table works on every path. `command` and docker are
 // checked in cli.test.ts; here `launch`, with one instance and with several, hands them to vLLM.
 
 const running: ManagedProcess[] = [];

@@ -10,7 +10,7 @@ import {
   tempDir,
 } from "./test/cli-process.js";
 
-// Issue #17: a stand-in vLLM that behaves like the real one (a main process plus an engine worker in its
+// A stand-in vLLM that behaves like the real one (a main process plus an engine worker in its
 // process group, sharing its output pipes; a slow or stubborn shutdown; a crash; the OOM killer). Whatever
 // ends vLLM's main process, launch stops the whole group and exits with vLLM's code: each case checks with
 // `ps` that no process of the group is left.
@@ -161,7 +161,7 @@ describe("launch checks everything before it starts vLLM", { timeout: 60_000 }, 
   );
 });
 
-describe("launch keeps logs (issue #13)", { timeout: 180_000 }, () => {
+describe("launch keeps logs", { timeout: 180_000 }, () => {
   it("writes vLLM's output, its events as JSON lines and a pid file while it runs", async () => {
     const logDir = join(tempDir("launch-logs-"), "logs");
     const { proc, port } = await launch({ FAKE_VLLM_SIGNAL_EXIT: "0" }, ["--log-dir", logDir]);

@@ -3,8 +3,8 @@ import { getFreePort, type ManagedProcess } from "@finetune-studio/testing";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { cleanEnv, startCli } from "./test/cli-process.js";
 
-// `studio-serve status` against servers that attack the operator's terminal or its time and memory
-// (issue #23, items 1 to 3): real HTTP servers on 127.0.0.1, the built CLI.
+// `studio-serve status` against servers that attack the operator's terminal or its time and memory: real
+// HTTP servers on 127.0.0.1, the built CLI.
 
 const servers: Server[] = [];
 const clis: ManagedProcess[] = [];

@@ -10,7 +10,7 @@ import { type Schedule, type ScheduleServer, startScheduleServer } from "../test
 import { syntheticRequests } from "./prompts.js";
 import { type LoadShape, runLoad } from "./run-load.js";
 
-// Issue #25: against a stand-in whose schedule is known, the bench measures what the schedule says.
+// Against a stand-in whose schedule is known, the bench measures what the schedule says.
 // Tolerances are stated and generous: the stand-in and the load share two cores with the test runner.
 const TOLERANCE_MS = 40;
 

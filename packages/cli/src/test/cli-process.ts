@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { getFreePort, type ManagedProcess, startProcess } from "@finetune-studio/testing";
 import { afterAll } from "vitest";
 
-// Every temporary directory a test file makes is removed when the file is done (issue #14).
+// Every temporary directory a test file makes is removed when the file is done.
 const madeDirs = new Set<string>();
 afterAll(() => {
   for (const dir of madeDirs) rmSync(dir, { recursive: true, force: true });

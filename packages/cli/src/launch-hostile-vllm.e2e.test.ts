@@ -14,7 +14,7 @@ import {
   tempDir,
 } from "./test/cli-process.js";
 
-// Issue #23, items 4, 6, 8 and 9: launch under hostile output from vLLM, planted links in --log-dir, and
+// Launch under hostile output from vLLM, planted links in --log-dir, and
 // bad timing at vLLM's exit. Each case would fail on the launch before it.
 
 const running: ManagedProcess[] = [];

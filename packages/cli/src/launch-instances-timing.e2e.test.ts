@@ -7,9 +7,8 @@ import { fakeVllmEnv, tempDir } from "./test/cli-process.js";
 import { FLEET_READY, LIGHT_VLLM, startFleet } from "./test/fleet-launch.js";
 import { runCapture } from "./test/run-cli.js";
 
-// Issue #23, items 7, 10 and 11: launch --instances under bad timing (a second launch while the first
-// loads, Ctrl-C in the middle of a reload) and the events it records, with light stand-in vLLMs behind
-// Debian's nginx.
+// launch --instances under bad timing (a second launch while the first loads, Ctrl-C in the middle of a
+// reload) and the events it records, with light stand-in vLLMs behind HAProxy.
 
 const running: ManagedProcess[] = [];
 afterEach(async () => {

@@ -9,7 +9,7 @@ import { fakeVllmEnv, isAlive } from "./test/cli-process.js";
 import { FLEET_READY, LIGHT_VLLM, startFleet } from "./test/fleet-launch.js";
 import { runCapture } from "./test/run-cli.js";
 
-// Issue #22, no single point of failure: launch is not in the path of any request, so SIGKILL of launch
+// No single point of failure: launch is not in the path of any request, so SIGKILL of launch
 // under load fails none; HAProxy and the instances go on serving, and the next `launch` (or `stop`) on the
 // port finds them from the state file, stops them all, and says so. Nothing is left either way.
 
