@@ -248,7 +248,7 @@ const HELP = `studio-serve bench: load a served model through its chat API and r
 benchmark defines it, and how many instances a traffic needs.
 
 Usage:
-  studio-serve bench URL [options]          e.g. http://127.0.0.1:8000
+  studio-serve bench URL [options]          e.g. http://127.0.0.1:8000 (or its /v1 base URL)
   studio-serve bench --launch P [options]   the launch serving on port P of this machine
 
 Load (one of --concurrency, --rate, --sweep):

@@ -40,7 +40,10 @@ const FLAGS = [
   INTERVAL_FLAG,
   TIMEOUT_FLAG,
   describedAs(JSON_FLAG, "JSON for scripts (with --watch, one JSON object per line and refresh)"),
-  describedAs(API_KEY_ENV_FLAG, `${API_KEY_ENV_FLAG.help};\nsent only over https or to this machine`),
+  describedAs(
+    API_KEY_ENV_FLAG,
+    "the key vLLM was started with, for /v1/models (default: VLLM_API_KEY);\nsent only over https or to this machine",
+  ),
 ];
 
 /** Clears the terminal and puts the cursor home, so --watch redraws the table in place. */
@@ -162,11 +165,11 @@ Usage:
   studio-serve status URL [URL ...] [--watch] [--json] [options]
   studio-serve status --launch P [URL ...] [options]
 
-URL is a server's root, e.g. http://127.0.0.1:8000 (or 127.0.0.1:8000, or its /v1 base URL). For each instance it reads
-/health, /v1/models (the model and its LoRA adapters) and /metrics twice, an interval apart: requests
-running and waiting, KV-cache usage, prompt and generated tokens per second, time to first token and
-end-to-end latency (p50/p95 of the requests finished in between, else since the start), preemptions,
-and the adapters in the running batch. An instance that refuses connections (stopped, or still loading
+URL is a server's root, e.g. http://127.0.0.1:8000 (or 127.0.0.1:8000, or the base URL clients use,
+http://127.0.0.1:8000/v1). For each instance it reads /health, /v1/models (the model and its LoRA
+adapters) and /metrics twice, an interval apart: requests running and waiting, KV-cache usage, prompt
+and generated tokens per second, time to first token and end-to-end latency (p50/p95 of the requests
+finished in between, else since the start), preemptions, and the adapters in the running batch. An instance that refuses connections (stopped, or still loading
 its weights), does not answer in time, or answers something other than vLLM is shown as such.
 
 Options:
