@@ -138,7 +138,11 @@ describe("studio-serve bench", { timeout: 90_000 }, () => {
     const url = await standIn();
     const proc = bench([`${url}/v1`, "--requests", "2", "--json"]);
     expect(await proc.exited).toBe(0);
-    expect(JSON.parse(proc.output())).toMatchObject({ url, model: "stand-in" });
+    // The output holds progress lines on stderr too: the document is from its first "{" to its last "}".
+    const json = proc.output().slice(proc.output().indexOf("{"));
+    const document = JSON.parse(json.slice(0, json.lastIndexOf("}") + 1));
+    expect(document).toMatchObject({ url, model: "stand-in" });
+    expect(document.levels[0].metrics).toMatchObject({ completed: 2, failed: 0 });
   });
 
   it("names the line of a malformed dataset", async () => {
