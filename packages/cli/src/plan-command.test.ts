@@ -80,6 +80,27 @@ describe("the fit check before command and launch", () => {
     expect(stderr).toMatch(/warning: .* fits only with max_model_len <= \d+.*pass --max-model-len \d+/);
   });
 
+  it("takes --gpu-memory as plan does, for a GPU not in the table; with --gpu, one of the two", async () => {
+    const model = fixture("llama-3.1-8b-instruct");
+    const warned = await runCapture(["command", "full", model, "--gpu-memory", "24GB"], NO_GPU_ENV);
+    expect(warned.code).toBe(0);
+    expect(warned.stderr).toMatch(/warning: .* fits only with max_model_len <= \d+/);
+    const refused = await runCapture(
+      ["launch", "full", model, "--gpu-memory", "24GB", "--strict"],
+      NO_GPU_ENV,
+    );
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/refusing: /);
+    const both = await runCapture(
+      ["command", "full", model, "--gpu", "L4", "--gpu-memory", "24GB"],
+      NO_GPU_ENV,
+    );
+    expect(both.code).toBe(2);
+    expect(both.stderr).toBe(
+      "studio-serve: --gpu and --gpu-memory: give one (see studio-serve command full --help)\n",
+    );
+  });
+
   it("--strict refuses instead", async () => {
     const { code, stdout, stderr } = await runCapture(
       ["command", "full", fixture("llama-3.1-8b-instruct"), "--gpu", "L4", "--strict"],

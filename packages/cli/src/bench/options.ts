@@ -3,6 +3,7 @@ import { API_KEY_ENV_FLAG, JSON_FLAG, LAUNCH_FLAG, OUT_FLAG } from "../shared/co
 import {
   countFlag,
   describedAs,
+  giveOne,
   type ParsedFlags,
   ruleFlag,
   secondsFlag,
@@ -149,11 +150,7 @@ export interface BenchPlan {
 
 /** Reads the load flags: one of --rate, --concurrency or --sweep (default: one request at a time). */
 export function planBench(parsed: ParsedFlags): BenchPlan {
-  const values = parsed.raw;
-  const given = [RATE_FLAG, CONCURRENCY_FLAG, SWEEP_FLAG].filter((flag) => values[flag.name] !== undefined);
-  if (given.length > 1) {
-    throw new UsageError(`--${given[0]?.name} and --${given[1]?.name}: give one way to offer the load`);
-  }
+  giveOne(parsed, [RATE_FLAG, CONCURRENCY_FLAG, SWEEP_FLAG], " way to offer the load");
   const burstiness = parsed.get(BURSTINESS_FLAG);
   const seed = parsed.get(SEED_FLAG);
   const rateLevel = (rate: number): LoadLevel => ({
@@ -187,9 +184,7 @@ export function planBench(parsed: ParsedFlags): BenchPlan {
   } else {
     levels = [concurrencyLevel(parsed.get(CONCURRENCY_FLAG))];
   }
-  if (values.requests !== undefined && values.duration !== undefined) {
-    throw new UsageError("--requests and --duration: give one way to end a run");
-  }
+  giveOne(parsed, [REQUESTS_FLAG, DURATION_FLAG], " way to end a run");
   const duration = parsed.get(DURATION_FLAG);
   const durationMs = duration === undefined ? undefined : duration * 1000;
   let slo: BenchSlo | undefined;

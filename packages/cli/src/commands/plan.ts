@@ -4,10 +4,10 @@ import { HubError } from "../plan/hub-reader.js";
 import { planSettingsFrom, resolvePlanGpu } from "../plan/plan-input.js";
 import { formatPlan } from "../plan/plan-table.js";
 import { readPlanModel } from "../plan/read-model.js";
-import { JSON_FLAG } from "../shared/common-flags.js";
+import { GPU_FLAGS, JSON_FLAG } from "../shared/common-flags.js";
 import { ENGINE_FLAG_LIST, ENGINE_FLAGS } from "../shared/engine-flags.js";
 import { ExitCode } from "../shared/exit-codes.js";
-import { describedAs, flagHelp, parseFlags, switchFlag, textFlag } from "../shared/flags.js";
+import { describedAs, flagHelp, giveOne, parseFlags, switchFlag, textFlag } from "../shared/flags.js";
 import { wrapList } from "../shared/help.js";
 import { type CliIo, UsageError } from "../shared/io.js";
 import { messageOf } from "../shared/messages.js";
@@ -16,11 +16,7 @@ import type { CliCommand } from "./command-type.js";
 
 // plan's own flags; the GPU ones are read by plan/plan-input.ts, the engine ones through serve-kit's table.
 const PLAN_FLAGS = [
-  textFlag("gpu", {
-    valueName: "NAME",
-    help: "a GPU from the table: H100, H100-NVL, H200, A100-80GB, A100-40GB, L40S, L4, A10G, T4, ...",
-  }),
-  textFlag("gpu-memory", { valueName: "SIZE", help: "or its memory: 80GiB, 24GB" }),
+  ...GPU_FLAGS,
   textFlag("gpus", {
     valueName: "N",
     help: "GPUs available (default: nvidia-smi's count, else the tensor-parallel size)",
@@ -44,8 +40,7 @@ async function runPlan(args: readonly string[], io: CliIo): Promise<number> {
   const [model, ...rest] = parsed.positionals;
   if (model === undefined) throw new UsageError("missing MODEL: a local directory or a hub repository");
   if (rest.length > 0) throw new UsageError(`unexpected argument ${quoted(rest[0])}`);
-  if (values.gpu !== undefined && values["gpu-memory"] !== undefined)
-    throw new UsageError("--gpu and --gpu-memory: give one");
+  giveOne(parsed, GPU_FLAGS);
   const gpu = await resolvePlanGpu(values, io.env, "plan");
   if (!gpu)
     throw new UsageError(

@@ -41,3 +41,15 @@ export const JSON_FLAG = switchFlag("json", "JSON for scripts instead of the tab
 
 /** `--out DIR`: write the files into DIR instead of printing them. */
 export const OUT_FLAG = textFlag("out", { valueName: "DIR", help: "write the files into DIR" });
+
+// The GPU a plan is for: `plan`, and the fit check `command` and `launch` run first (plan/plan-input.ts reads
+// them). Without either, nvidia-smi is asked.
+export const GPU_FLAG = textFlag("gpu", {
+  valueName: "NAME",
+  help: "the GPU to plan for: H100, H100-NVL, H200, A100-80GB, A100-40GB, L40S, L4, A10G, T4, ...\n(default: nvidia-smi's)",
+});
+export const GPU_MEMORY_FLAG = textFlag("gpu-memory", {
+  valueName: "SIZE",
+  help: "or a GPU not in that list, by its memory: 80GiB, 24GB",
+});
+export const GPU_FLAGS = [GPU_FLAG, GPU_MEMORY_FLAG];

@@ -208,6 +208,12 @@ function parseArgsMessage(error: unknown): string {
   return (message.split(". ")[0] ?? message).replace(/\.$/, "");
 }
 
+/** Refuses more than one of these flags: `--a and --b: give one` and what the one is for. */
+export function giveOne(parsed: ParsedFlags, flags: readonly Flag[], what = ""): void {
+  const given = flags.filter((flag) => parsed.raw[flag.name] !== undefined);
+  if (given.length > 1) throw new UsageError(`--${given[0]?.name} and --${given[1]?.name}: give one${what}`);
+}
+
 /** Refuses a word the command does not take. */
 export function refuseExtraWords(words: readonly string[]): void {
   if (words.length > 0) throw new UsageError(`unexpected argument ${quoted(words[0])}`);

@@ -1,10 +1,10 @@
 // The main help text, built from the command registry so a new command shows up by being registered.
 import type { CliCommand } from "../commands/command-type.js";
+import { GPU_FLAGS } from "./common-flags.js";
 import { engineFlagsFor } from "./engine-flags.js";
 import { flagHelp } from "./flags.js";
 import {
   ADAPTER_FLAG,
-  FIT_GPU_FLAG,
   HOST_FLAG,
   SERVE_KEY_FLAG,
   SERVE_PORT_FLAG,
@@ -37,7 +37,8 @@ vLLM engine (each checked here; the same flag after -- is refused once it is set
 ${flagHelp(engineFlagsFor(false))}
 
 Will it fit? For a local model directory, the plan of studio-serve plan runs first:
-${flagHelp([FIT_GPU_FLAG, STRICT_FLAG])}
+${flagHelp([...GPU_FLAGS, STRICT_FLAG])}
+  (a warning names the flag that would make the model fit)
 
 Anything after -- goes to vllm serve as is, e.g. -- --seed 42 --enable-chunked-prefill`;
 

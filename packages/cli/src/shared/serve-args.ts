@@ -1,9 +1,10 @@
 import { ENGINE_OPTION_LIST, type LoraAdapter, type ServeOptions } from "@finetune-studio/serve-kit";
-import { API_KEY_ENV_FLAG, DEFAULT_LISTEN } from "./common-flags.js";
+import { API_KEY_ENV_FLAG, DEFAULT_LISTEN, GPU_FLAGS } from "./common-flags.js";
 import { ENGINE_FLAGS, engineValues } from "./engine-flags.js";
 import {
   describedAs,
   type Flag,
+  giveOne,
   listFlag,
   parseFlags,
   type RawValue,
@@ -37,11 +38,8 @@ export const ADAPTER_FLAG = listFlag("adapter", {
   valueName: "name=path",
   help: 'an adapter; repeat for several. Clients send the name in "model"',
 });
-// The fit check before vLLM starts (plan/fit-check.ts): the GPU to plan for, and refusing instead of warning.
-export const FIT_GPU_FLAG = textFlag("gpu", {
-  valueName: "NAME",
-  help: "the GPU to plan for, e.g. L4, A100-80GB, H100 (default: nvidia-smi's);\na warning names the flag that would make the model fit",
-});
+// The fit check before vLLM starts (plan/fit-check.ts): the GPU to plan for (GPU_FLAGS), and refusing
+// instead of warning.
 export const STRICT_FLAG = switchFlag("strict", "refuse to start when it will not fit, instead of warning");
 
 /** What `command` and `launch` both take. */
@@ -51,7 +49,7 @@ export const SERVE_FLAGS: readonly Flag[] = [
   SERVE_KEY_FLAG,
   SERVED_NAME_FLAG,
   ADAPTER_FLAG,
-  FIT_GPU_FLAG,
+  ...GPU_FLAGS,
   STRICT_FLAG,
   ...ENGINE_FLAGS,
 ];
@@ -104,6 +102,7 @@ export function parseServeArgs(
     throw new UsageError(`unexpected argument ${quoted(rest[0])}; put vLLM's own options after --`, helpFor);
   }
   const apiKeyEnv = inHelp(helpFor, () => parsed.get(API_KEY_ENV_FLAG));
+  if (flags.includes(GPU_FLAGS[0] as Flag)) inHelp(helpFor, () => giveOne(parsed, GPU_FLAGS));
   const common = {
     ...defined("host", values.host),
     ...defined("port", numberOrRaw(values.port)),
