@@ -1,8 +1,13 @@
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { countFlag, flagHelp, listFlag, parseFlags, secondsFlag, switchFlag } from "./shared/flags.js";
 import { UsageError } from "./shared/io.js";
 import { serverUrl } from "./shared/values.js";
 import { runCapture } from "./test/run-cli.js";
+
+const PLAN_MODEL = fileURLToPath(
+  new URL("../../serve-kit/src/plan/fixtures/llama-3.1-8b-instruct", import.meta.url),
+);
 
 describe("a flag declared once: the parser, the default and the help read the declaration", () => {
   const requests = countFlag("requests", { min: 1, max: 1000, fallback: 100, help: "requests per load" });
@@ -99,6 +104,28 @@ describe("messages in the user's words", () => {
       expect(stderr).not.toContain("\\u000a");
       expect(stderr.trim().split("\n")).toHaveLength(1);
     }
+  });
+
+  it.each([
+    [["haproxy", "--upstream", "x", "--listen", "8000"], "--upstream #1: must be host:port"],
+    [["haproxy", "--listen", "8000"], "--upstream: must list at least one host:port"],
+    [
+      ["haproxy", "--upstream", "127.0.0.1:1", "--listen", "8000", "--max-connections", "0"],
+      "--max-connections: ",
+    ],
+    [
+      ["haproxy", "--upstream", "127.0.0.1:1", "--listen", "8000", "--runtime-socket", "rel"],
+      "--runtime-socket: ",
+    ],
+    [["nginx", "--upstream", "127.0.0.1:1", "--upstream", "y", "--listen", "8000"], "--upstream #2: "],
+    [["prometheus", "--target", "x"], "--target #1: "],
+    [["plan", PLAN_MODEL, "--gpu-memory", "0GB"], "--gpu-memory: "],
+    [["plan", PLAN_MODEL, "--gpu", "L4", "--max-loras", "0"], "--max-loras: "],
+  ])("a library's refusal names the flag that set the field: %j", async (args, message) => {
+    const { code, stderr } = await runCapture(args, { PATH: "/nonexistent" });
+    expect(code).toBe(2);
+    expect(stderr).toMatch(new RegExp(`^studio-serve: ${message.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`));
+    expect(stderr).not.toMatch(/servers|maxConnections|runtimeSocket|upstreams|targets|memoryBytes|maxLoras/);
   });
 
   it("names the flag, not the builder's option, when vLLM's flag after -- is already set", async () => {

@@ -43,8 +43,11 @@ export async function runCli(args: readonly string[], io: CliIo): Promise<number
       return ExitCode.Usage;
     }
     if (error instanceof ServeConfigError) {
+      // A library's rule broken: named by the flag that set the field, from the command's declarations.
+      const flags = command?.flags ?? [];
+      const field = cliField(error.field, flags);
       io.err(
-        `${escapeForTerminal(`studio-serve: ${cliField(error.field)}: ${cliRule(error.rule)} (given ${error.given})`)}\n`,
+        `${escapeForTerminal(`studio-serve: ${field}: ${cliRule(error.rule, flags)} (given ${error.given})`)}\n`,
       );
       return ExitCode.Usage;
     }

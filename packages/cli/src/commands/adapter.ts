@@ -59,5 +59,6 @@ export const adapter: CliCommand = {
     ["adapter load|unload <name> [<path>] [--port P]", "change runtime LoRA adapters on every instance"],
   ],
   help: HELP,
+  flags: FLAGS,
   run: runAdapter,
 };

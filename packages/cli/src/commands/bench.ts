@@ -272,5 +272,6 @@ export const bench: CliCommand = {
   name: "bench",
   synopsis: [["bench URL|--launch P [--rate R|--concurrency N|--sweep ...]", "measure latency and capacity"]],
   help: HELP,
+  flags: BENCH_FLAGS,
   run: runBench,
 };

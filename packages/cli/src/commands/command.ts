@@ -21,17 +21,20 @@ const DOCKER_FLAG = switchFlag(
 );
 const IMAGE_FLAG = textFlag("image", {
   valueName: "I",
+  field: "docker.image",
   help: "the image for --docker (default vllm/vllm-openai:latest; pin a tag)",
 });
 const HF_CACHE_FLAG = textFlag("hf-cache", {
   valueName: "DIR",
+  field: "docker.hfCacheDir",
   help: "host directory mounted as the Hugging Face cache for --docker\n(default $HF_HOME, else ~/.cache/huggingface)",
 });
 const OUTPUT_FLAGS = [WHOLE_OUTPUT_FLAG, DOCKER_FLAG, IMAGE_FLAG, HF_CACHE_FLAG];
+const COMMAND_FLAGS = [...SERVE_FLAGS, ...OUTPUT_FLAGS];
 
 /** `studio-serve command`: prints the vllm serve (or docker run) command, or the builder's whole output. */
 async function runCommand(args: readonly string[], io: CliIo): Promise<number> {
-  const parsed = parseServeArgs("command", args, [...SERVE_FLAGS, ...OUTPUT_FLAGS]);
+  const parsed = parseServeArgs("command", args, COMMAND_FLAGS);
   if (parsed === "help") {
     io.out(HELP);
     return ExitCode.Ok;
@@ -102,5 +105,6 @@ export const command: CliCommand = {
     ["command lora <base> --adapter name=path ... [options]", ""],
   ],
   help: HELP,
+  flags: COMMAND_FLAGS,
   run: runCommand,
 };

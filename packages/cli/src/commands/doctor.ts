@@ -12,10 +12,12 @@ import type { CliCommand } from "./command-type.js";
 // The address is checked by serve-kit's listen-address rule, as launch's is.
 const HOST_FLAG = textFlag("host", {
   valueName: "H",
+  field: "host",
   help: `the address vLLM will listen on (default ${DEFAULT_LISTEN.host})`,
 });
 const PORT_FLAG = textFlag("port", {
   valueName: "P",
+  field: "port",
   help: `the port vLLM will listen on, checked free (default ${DEFAULT_LISTEN.port})`,
 });
 const FLAGS = [HOST_FLAG, PORT_FLAG, JSON_FLAG];
@@ -56,5 +58,6 @@ export const doctor: CliCommand = {
   name: "doctor",
   synopsis: [["doctor [--host H] [--port P] [--json]", "check the prerequisites"]],
   help: HELP,
+  flags: FLAGS,
   run: runDoctor,
 };

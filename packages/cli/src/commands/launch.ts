@@ -99,5 +99,6 @@ export const launch: CliCommand = {
   name: "launch",
   synopsis: [["launch full|lora ... (same arguments)", "start vLLM, wait until it answers"]],
   help: HELP,
+  flags: LAUNCH_FLAGS,
   run: runLaunch,
 };

@@ -16,53 +16,71 @@ import type { CliCommand } from "./command-type.js";
 // `studio-serve nginx` and `studio-serve haproxy`: print a load balancer's configuration for vLLM instances
 // a user runs (launch --instances writes HAProxy's own). The flags are parsed alike; the library checks them.
 
-const COMMON_FLAGS = [
-  listFlag("upstream", {
-    valueName: "host:port",
-    help: "a vLLM instance ([addr]:port for IPv6); repeat for each",
-  }),
-  textFlag("listen", { valueName: "P", help: "the port the balancer listens on" }),
-  textFlag("host", { valueName: "H", help: "the address it listens on (default 127.0.0.1)" }),
-  textFlag("read-timeout", {
-    valueName: "S",
-    help: "seconds to wait between reads from an instance (default 600)",
-  }),
-];
+const UPSTREAM_FLAG = listFlag("upstream", {
+  valueName: "host:port",
+  help: "a vLLM instance ([addr]:port for IPv6); repeat for each",
+  field: "upstreams",
+});
+const LISTEN_FLAG = textFlag("listen", {
+  valueName: "P",
+  help: "the port the balancer listens on",
+  field: "listen",
+});
+const HOST_FLAG = textFlag("host", {
+  valueName: "H",
+  help: "the address it listens on (default 127.0.0.1)",
+  field: "host",
+});
+const READ_TIMEOUT_FLAG = textFlag("read-timeout", {
+  valueName: "S",
+  help: "seconds to wait between reads from an instance (default 600)",
+  field: "readTimeoutSeconds",
+});
+const NUMBER_FIELDS = new Set(["listen", "readTimeoutSeconds", "maxNumSeqs", "maxConnections"]);
 
+const NGINX_FLAGS = [UPSTREAM_FLAG, LISTEN_FLAG, HOST_FLAG, READ_TIMEOUT_FLAG];
 const HAPROXY_FLAGS = [
+  // HAProxy's builder calls its instances servers.
+  { ...UPSTREAM_FLAG, field: "servers" },
+  LISTEN_FLAG,
+  HOST_FLAG,
+  READ_TIMEOUT_FLAG,
   textFlag("max-num-seqs", {
     valueName: "N",
     help: "requests each instance runs at once, vLLM's --max-num-seqs (default 1024):\nHAProxy queues the rest for the first free slot",
+    field: "maxNumSeqs",
   }),
   textFlag("max-connections", {
     valueName: "N",
     help: "connections the front door holds (default 4 x instances x max-num-seqs,\nat least 4096); HAProxy needs two open files for each",
+    field: "maxConnections",
   }),
   textFlag("runtime-socket", {
     valueName: "PATH",
     help: "an admin runtime API socket (mode 0600), to drain instances at run time",
+    field: "runtimeSocket",
   }),
 ];
 
-type Values = Record<string, RawValue>;
-
-/** `{ [field]: value }` when the flag was given; numbers stay raw for the library's own rule. */
-function given(field: string, value: RawValue, asNumber = false) {
-  return value === undefined ? {} : { [field]: asNumber ? numberOrRaw(value) : value };
-}
-
-/** The flags both balancers take, as the library's options; values are passed on raw for it to check. */
-function commonOptions(values: Values) {
-  return {
-    listen: numberOrRaw(values.listen) as number,
-    ...given("host", values.host),
-    ...given("readTimeoutSeconds", values["read-timeout"], true),
-  };
+/**
+ * The builder's options from the flags given, each under the field its declaration names: the values go
+ * raw (numbers as numbers) for the library to check by its own rules, which then name the flag.
+ */
+function builderOptions(flags: readonly Flag[], values: Record<string, RawValue>): Record<string, unknown> {
+  const options: Record<string, unknown> = {};
+  for (const flag of flags) {
+    const value = values[flag.name];
+    if (flag.field === undefined) continue;
+    if (flag.repeatable === true) options[flag.field] = value ?? [];
+    else if (value !== undefined)
+      options[flag.field] = NUMBER_FIELDS.has(flag.field) ? numberOrRaw(value) : value;
+  }
+  return options;
 }
 
 function balancerCommand(
   flags: readonly Flag[],
-  build: (upstreams: string[], values: Values) => string,
+  build: (options: Record<string, unknown>) => string,
   help: string,
 ): CliCommand["run"] {
   return (args: readonly string[], io: CliIo) => {
@@ -72,12 +90,10 @@ function balancerCommand(
       return ExitCode.Ok;
     }
     refuseExtraWords(parsed.positionals);
-    io.out(build((parsed.raw.upstream as string[] | undefined) ?? [], parsed.raw));
+    io.out(build(builderOptions(flags, parsed.raw)));
     return ExitCode.Ok;
   };
 }
-
-const COMMON_HELP = flagHelp(COMMON_FLAGS);
 
 const NGINX_HELP = `studio-serve nginx: print an nginx config that balances requests over several vLLM instances.
 
@@ -85,7 +101,7 @@ Usage:
   studio-serve nginx --upstream host:port [--upstream host:port ...] --listen P [options]
 
 Options:
-${COMMON_HELP}
+${flagHelp(NGINX_FLAGS)}
 
 The config goes in nginx's http block, e.g. /etc/nginx/conf.d/studio-serve.conf. It sends each request
 to the instance with the fewest open ones and passes streamed responses on unbuffered.
@@ -101,7 +117,6 @@ Usage:
   studio-serve haproxy --upstream host:port [--upstream host:port ...] --listen P [options]
 
 Options:
-${COMMON_HELP}
 ${flagHelp(HAPROXY_FLAGS)}
 
 The least busy instance takes each request; connections to the instances stay open; a refused
@@ -115,27 +130,14 @@ export const nginx: CliCommand = {
   name: "nginx",
   synopsis: [["nginx --upstream host:port ... --listen P", "print an nginx load-balancer config"]],
   help: NGINX_HELP,
-  run: balancerCommand(
-    COMMON_FLAGS,
-    (upstreams, values) => nginxConfig({ upstreams, ...commonOptions(values) }),
-    NGINX_HELP,
-  ),
+  flags: NGINX_FLAGS,
+  run: balancerCommand(NGINX_FLAGS, (options) => nginxConfig(options as never), NGINX_HELP),
 };
 
 export const haproxy: CliCommand = {
   name: "haproxy",
   synopsis: [["haproxy --upstream host:port ... --listen P", "print an HAProxy load-balancer config"]],
   help: HAPROXY_HELP,
-  run: balancerCommand(
-    [...COMMON_FLAGS, ...HAPROXY_FLAGS],
-    (servers, values) =>
-      haproxyConfig({
-        servers,
-        ...commonOptions(values),
-        ...given("maxNumSeqs", values["max-num-seqs"], true),
-        ...given("maxConnections", values["max-connections"], true),
-        ...given("runtimeSocket", values["runtime-socket"]),
-      }),
-    HAPROXY_HELP,
-  ),
+  flags: HAPROXY_FLAGS,
+  run: balancerCommand(HAPROXY_FLAGS, (options) => haproxyConfig(options as never), HAPROXY_HELP),
 };

@@ -19,6 +19,7 @@ const PLAN_FLAGS = [
   ...GPU_FLAGS,
   textFlag("gpus", {
     valueName: "N",
+    field: "gpu.count",
     help: "GPUs available (default: nvidia-smi's count, else the tensor-parallel size)",
   }),
   textFlag("revision", { valueName: "R", help: "the hub branch, tag or commit (default main)" }),
@@ -26,12 +27,15 @@ const PLAN_FLAGS = [
   switchFlag(
     "enable-lora",
     "plan a LoRA serve (also on with a LoRA flag: --max-loras, --max-lora-rank, ...)",
+    undefined,
+    "enableLora",
   ),
 ];
+const FLAGS = [...PLAN_FLAGS, ...ENGINE_FLAGS];
 
 /** `studio-serve plan MODEL`: will it fit, before vLLM loads a byte. */
 async function runPlan(args: readonly string[], io: CliIo): Promise<number> {
-  const parsed = parseFlags(args, [...PLAN_FLAGS, ...ENGINE_FLAGS]);
+  const parsed = parseFlags(args, FLAGS);
   if (parsed.help) {
     io.out(HELP);
     return ExitCode.Ok;
@@ -89,5 +93,6 @@ export const plan: CliCommand = {
   name: "plan",
   synopsis: [["plan MODEL [--gpu NAME] [vLLM flags]", "will the model fit on the GPU? (before vLLM starts)"]],
   help: HELP,
+  flags: FLAGS,
   run: runPlan,
 };

@@ -5,12 +5,11 @@ import {
   type PrometheusThresholds,
   prometheusConfig,
   prometheusRules,
-  ServeConfigError,
 } from "@finetune-studio/serve-kit";
 import { OUT_FLAG } from "../shared/common-flags.js";
 import { ExitCode } from "../shared/exit-codes.js";
 import { describedAs, flagHelp, listFlag, parseFlags, refuseExtraWords, textFlag } from "../shared/flags.js";
-import { type CliIo, UsageError } from "../shared/io.js";
+import type { CliIo } from "../shared/io.js";
 import { numberOrRaw } from "../shared/raw-values.js";
 import { FileWriteError, writeFilesTogether } from "../shared/safe-files.js";
 import type { CliCommand } from "./command-type.js";
@@ -38,20 +37,28 @@ const THRESHOLDS = [
 const TARGET_FLAG = listFlag("target", {
   valueName: "host:port",
   help: "a vLLM instance ([addr]:port for IPv6); repeat for each",
+  field: "targets",
 });
 const CONFIG_FLAGS = [
   TARGET_FLAG,
   describedAs(OUT_FLAG, `write prometheus.yml and ${DEFAULT_PROMETHEUS_RULES_FILE} into DIR`),
-  textFlag("scrape-interval", { valueName: "S", help: "seconds between scrapes (default 15)" }),
-  textFlag("job", { valueName: "NAME", help: "the scrape job's name (default vllm)" }),
+  textFlag("scrape-interval", {
+    valueName: "S",
+    help: "seconds between scrapes (default 15)",
+    field: "scrapeIntervalSeconds",
+  }),
+  textFlag("job", { valueName: "NAME", help: "the scrape job's name (default vllm)", field: "jobName" }),
 ];
-const THRESHOLD_FLAGS = THRESHOLDS.map(([flag, , valueName, help]) => textFlag(flag, { valueName, help }));
+const THRESHOLD_FLAGS = THRESHOLDS.map(([flag, field, valueName, help]) =>
+  textFlag(flag, { valueName, help, field: `thresholds.${field}` }),
+);
+const FLAGS = [...CONFIG_FLAGS, ...THRESHOLD_FLAGS];
 
 const CONFIG_FILE = "prometheus.yml";
 
 /** `studio-serve prometheus`: the scrape config and alerting rules for vLLM instances, printed or written. */
 function runPrometheus(args: readonly string[], io: CliIo): number {
-  const parsed = parseFlags(args, [...CONFIG_FLAGS, ...THRESHOLD_FLAGS]);
+  const parsed = parseFlags(args, FLAGS);
   if (parsed.help) {
     io.out(HELP);
     return ExitCode.Ok;
@@ -62,26 +69,18 @@ function runPrometheus(args: readonly string[], io: CliIo): number {
   for (const [flag, field] of THRESHOLDS) {
     if (values[flag] !== undefined) thresholds[field] = numberOrRaw(values[flag]);
   }
-  let config: string;
-  let rules: string;
-  try {
-    config = prometheusConfig({
-      targets: parsed.get(TARGET_FLAG),
-      ...(values["scrape-interval"] === undefined
-        ? {}
-        : { scrapeIntervalSeconds: numberOrRaw(values["scrape-interval"]) as number }),
-      ...(values.job === undefined ? {} : { jobName: values.job as string }),
-    });
-    rules = prometheusRules({
-      thresholds: thresholds as PrometheusThresholds,
-      ...(values.job === undefined ? {} : { jobName: values.job as string }),
-    });
-  } catch (error) {
-    if (error instanceof ServeConfigError) {
-      throw new UsageError(`${flagFor(error.field)}: ${error.rule} (given ${error.given})`);
-    }
-    throw error;
-  }
+  // The builders check every value; their errors name the field, which run.ts reports as the flag.
+  const config = prometheusConfig({
+    targets: parsed.get(TARGET_FLAG),
+    ...(values["scrape-interval"] === undefined
+      ? {}
+      : { scrapeIntervalSeconds: numberOrRaw(values["scrape-interval"]) as number }),
+    ...(values.job === undefined ? {} : { jobName: values.job as string }),
+  });
+  const rules = prometheusRules({
+    thresholds: thresholds as PrometheusThresholds,
+    ...(values.job === undefined ? {} : { jobName: values.job as string }),
+  });
   const out = parsed.get(OUT_FLAG);
   if (out === undefined) {
     io.out(`# ${CONFIG_FILE}\n${config}---\n# ${DEFAULT_PROMETHEUS_RULES_FILE}\n${rules}`);
@@ -106,19 +105,6 @@ function runPrometheus(args: readonly string[], io: CliIo): number {
   return ExitCode.Ok;
 }
 
-function flagFor(field: string): string {
-  const target = /^targets\[(\d+)\]$/.exec(field);
-  if (target) return `--target #${Number(target[1]) + 1}`;
-  const threshold = THRESHOLDS.find(([, name]) => field === `thresholds.${name}`);
-  if (threshold) return `--${threshold[0]}`;
-  const names: Record<string, string> = {
-    targets: "--target",
-    scrapeIntervalSeconds: "--scrape-interval",
-    jobName: "--job",
-  };
-  return names[field] ?? field;
-}
-
 const HELP = `studio-serve prometheus: a Prometheus scrape config and alerting rules for vLLM instances.
 
 Usage:
@@ -130,7 +116,7 @@ not shrink, its KV cache is nearly full, time to first token p95 is too high, or
 error or abort more than they should.
 
 Options:
-${flagHelp([...CONFIG_FLAGS, ...THRESHOLD_FLAGS])}
+${flagHelp(FLAGS)}
 
 vLLM's /metrics is not guarded by --api-key: keep the instances' ports off public networks and let
 Prometheus reach them on a private one.
@@ -144,5 +130,6 @@ export const prometheus: CliCommand = {
   name: "prometheus",
   synopsis: [["prometheus --target host:port ... [--out DIR]", "write a Prometheus config and alerts"]],
   help: HELP,
+  flags: FLAGS,
   run: runPrometheus,
 };

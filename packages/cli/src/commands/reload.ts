@@ -36,5 +36,6 @@ export const reload: CliCommand = {
   name: "reload",
   synopsis: [["reload [--port P]", "restart the instances of a launch one at a time, no request failing"]],
   help: HELP,
+  flags: FLAGS,
   run: runReload,
 };

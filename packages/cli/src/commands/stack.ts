@@ -22,6 +22,7 @@ import {
   ROUTING_FLAGS,
   SECRET_FLAGS,
   STACK_FIELD_FLAGS,
+  STACK_FLAGS,
   STACK_OUT_FLAG,
   STACK_SERVE_FLAGS,
   STORAGE_FLAGS,
@@ -171,5 +172,6 @@ export const stack: CliCommand = {
     ["stack adapters lora ... [--out DIR]", "print its LoraAdapter resources"],
   ],
   help: HELP,
+  flags: STACK_FLAGS,
   run: runStack,
 };

@@ -182,5 +182,6 @@ export const status: CliCommand = {
   name: "status",
   synopsis: [["status URL ... [--watch] [--json]", "show whether instances are up, and their load"]],
   help: HELP,
+  flags: FLAGS,
   run: runStatus,
 };

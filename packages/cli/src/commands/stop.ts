@@ -81,5 +81,6 @@ export const stop: CliCommand = {
   name: "stop",
   synopsis: [["stop [--port P]", "stop a multi-instance launch, or what a killed one left running"]],
   help: HELP,
+  flags: FLAGS,
   run: runStop,
 };

@@ -50,6 +50,7 @@ export const GPU_FLAG = textFlag("gpu", {
 });
 export const GPU_MEMORY_FLAG = textFlag("gpu-memory", {
   valueName: "SIZE",
+  field: "gpu.memoryBytes",
   help: "or a GPU not in that list, by its memory: 80GiB, 24GB",
 });
 export const GPU_FLAGS = [GPU_FLAG, GPU_MEMORY_FLAG];

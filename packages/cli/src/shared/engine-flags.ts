@@ -9,8 +9,11 @@ import { numberOrRaw } from "./raw-values.js";
 export const ENGINE_FLAGS: readonly Flag[] = ENGINE_OPTION_LIST.flatMap((option): Flag[] => {
   const name = option.flag.slice(2);
   const { valueName, help } = option.cli;
-  if (valueName !== null) return [textFlag(name, { valueName, help })];
-  return [switchFlag(name, help), { ...switchFlag(`no-${name}`, help), usage: undefined }];
+  if (valueName !== null) return [textFlag(name, { valueName, help, field: option.key })];
+  return [
+    switchFlag(name, help, undefined, option.key),
+    { ...switchFlag(`no-${name}`, help, undefined, option.key), usage: undefined },
+  ];
 });
 
 /** The engine options' flags in one list, for a help text that points to `command --help` for their lines. */

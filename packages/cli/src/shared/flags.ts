@@ -20,6 +20,11 @@ export interface Flag<T = unknown> {
   readonly usage: string | undefined;
   /** Its help line; more lines after `\n`. Ends with the default when it has one. */
   readonly help: string;
+  /**
+   * The library option the value goes to (`readTimeoutSeconds`, `servers`), when a serve-kit builder checks
+   * it: the builder's error names that field, and the message names this flag instead.
+   */
+  readonly field?: string;
   /** The value the command gets: the rule applied, or the default when the flag was not given. */
   read(raw: RawValue): T;
 }
@@ -28,6 +33,8 @@ interface Described {
   /** `P` in `--port P`. */
   valueName: string;
   help: string;
+  /** The library option it sets, for messages (see Flag.field). */
+  field?: string;
 }
 
 function usageOf(name: string, valueName?: string): string {
@@ -40,11 +47,12 @@ function withDefault(help: string, fallback: unknown): string {
 }
 
 /** `--json`: on or off. */
-export function switchFlag(name: string, help: string, short?: string): Flag<boolean> {
+export function switchFlag(name: string, help: string, short?: string, field?: string): Flag<boolean> {
   return {
     name,
     type: "boolean",
     ...(short === undefined ? {} : { short }),
+    ...(field === undefined ? {} : { field }),
     usage: usageOf(name),
     help,
     read: (raw) => raw === true,
@@ -52,10 +60,11 @@ export function switchFlag(name: string, help: string, short?: string): Flag<boo
 }
 
 /** A value taken as typed (a path, a name), or undefined when not given. */
-export function textFlag(name: string, { valueName, help }: Described): Flag<string | undefined> {
+export function textFlag(name: string, { valueName, help, field }: Described): Flag<string | undefined> {
   return {
     name,
     type: "string",
+    ...(field === undefined ? {} : { field }),
     usage: usageOf(name, valueName),
     help,
     read: (raw) => (typeof raw === "string" ? raw : undefined),
@@ -63,10 +72,11 @@ export function textFlag(name: string, { valueName, help }: Described): Flag<str
 }
 
 /** A repeatable value: every use, in order. */
-export function listFlag(name: string, { valueName, help }: Described): Flag<string[]> {
+export function listFlag(name: string, { valueName, help, field }: Described): Flag<string[]> {
   return {
     name,
     type: "string",
+    ...(field === undefined ? {} : { field }),
     repeatable: true,
     usage: usageOf(name, valueName),
     help,
@@ -115,6 +125,25 @@ export function secondsFlag<D extends number | undefined = undefined>(
   return ruleFlag(name, { valueName, help, ...(fallback === undefined ? {} : { fallback }) }, (text, flag) =>
     wholeSeconds(text, flag, min, max),
   ) as Flag<number | D>;
+}
+
+/**
+ * The flag that sets a library field, as the user typed it: `readTimeoutSeconds` is `--read-timeout`,
+ * `servers[1]` the second `--upstream`, `adapters[0].name` the first `--adapter`'s name. Undefined when no
+ * declared flag sets it.
+ */
+export function flagForField(flags: readonly Flag[], field: string): string | undefined {
+  const match = /^(.+?)(?:\[(\d+)\])?(?:\.(\w+))?$/.exec(field);
+  const [, key = field, index, part] = match ?? [];
+  const flag =
+    flags.find((declared) => declared.field === field) ?? flags.find((declared) => declared.field === key);
+  if (flag === undefined) return undefined;
+  if (flag.field === field) return `--${flag.name}`;
+  return [
+    `--${flag.name}`,
+    index === undefined ? "" : ` #${Number(index) + 1}`,
+    part === undefined ? "" : ` ${part}`,
+  ].join("");
 }
 
 /** The same flag with another help line, for a command that says what it means there. */

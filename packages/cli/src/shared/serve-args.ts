@@ -1,9 +1,10 @@
-import { ENGINE_OPTION_LIST, type LoraAdapter, type ServeOptions } from "@finetune-studio/serve-kit";
+import type { LoraAdapter, ServeOptions } from "@finetune-studio/serve-kit";
 import { API_KEY_ENV_FLAG, DEFAULT_LISTEN, GPU_FLAGS } from "./common-flags.js";
 import { ENGINE_FLAGS, engineValues } from "./engine-flags.js";
 import {
   describedAs,
   type Flag,
+  flagForField,
   giveOne,
   listFlag,
   parseFlags,
@@ -20,10 +21,12 @@ import { quoted } from "./values.js";
 
 export const HOST_FLAG = textFlag("host", {
   valueName: "H",
+  field: "host",
   help: `listen address (default ${DEFAULT_LISTEN.host}: only this machine; 0.0.0.0 for all)`,
 });
 export const SERVE_PORT_FLAG = textFlag("port", {
   valueName: "P",
+  field: "port",
   help: `listen port (default ${DEFAULT_LISTEN.port})`,
 });
 export const SERVE_KEY_FLAG = describedAs(
@@ -32,10 +35,12 @@ export const SERVE_KEY_FLAG = describedAs(
 );
 export const SERVED_NAME_FLAG = textFlag("served-model-name", {
   valueName: "N",
+  field: "servedModelName",
   help: 'the name clients send in "model" (default: the model path itself); with\nlora, the name of the base model without an adapter',
 });
 export const ADAPTER_FLAG = listFlag("adapter", {
   valueName: "name=path",
+  field: "adapters",
   help: 'an adapter; repeat for several. Clients send the name in "model"',
 });
 // The fit check before vLLM starts (plan/fit-check.ts): the GPU to plan for (GPU_FLAGS), and refusing
@@ -159,36 +164,29 @@ function defined<K extends string>(key: K, value: unknown): Partial<Record<K, ne
   return (value === undefined ? {} : { [key]: value }) as Partial<Record<K, never>>;
 }
 
-/** The builder's field names, as the flags a CLI user typed. */
-export function cliField(field: string): string {
-  const adapter = /^adapters\[(\d+)\]\.(name|path)$/.exec(field);
-  if (adapter) return `--adapter #${Number(adapter[1]) + 1} ${adapter[2]}`;
+/** The builder's fields no flag sets, as the user knows them. */
+const OTHER_FIELDS: Readonly<Record<string, string>> = {
+  model: "<model>",
+  baseModel: "<base>",
+  apiKey: "the key in --api-key-env",
+};
+
+/**
+ * A library's field name as the user knows it: the flag that set it, by the command's declarations
+ * (`maxModelLen` is `--max-model-len`, `servers[1]` the second `--upstream`), else the argument it came from.
+ */
+export function cliField(field: string, flags: readonly Flag[]): string {
+  const flag = flagForField(flags, field);
+  if (flag !== undefined) return flag;
   const extra = /^extraArgs\[(\d+)\]$/.exec(field);
   if (extra) return `argument ${Number(extra[1]) + 1} after --`;
-  const names: Record<string, string> = {
-    ...Object.fromEntries(ENGINE_OPTION_LIST.map((option) => [option.key, option.flag])),
-    model: "<model>",
-    baseModel: "<base>",
-    host: "--host",
-    port: "--port",
-    servedModelName: "--served-model-name",
-    adapters: "--adapter",
-    apiKey: "the key in --api-key-env",
-    "docker.image": "--image",
-    "docker.hfCacheDir": "--hf-cache",
-    listen: "--listen",
-    upstreams: "--upstream",
-    readTimeoutSeconds: "--read-timeout",
-  };
-  const upstream = /^upstreams\[(\d+)\]$/.exec(field);
-  if (upstream) return `--upstream #${Number(upstream[1]) + 1}`;
-  return names[field] ?? field;
+  return OTHER_FIELDS[field] ?? field;
 }
 
 /** A builder's rule as the user reads it: "use the maxModelLen option" names the flag, --max-model-len. */
-export function cliRule(rule: string): string {
+export function cliRule(rule: string, flags: readonly Flag[]): string {
   return rule.replace(/\bthe (\w+) option\b/g, (whole, key: string) => {
-    const flag = cliField(key);
-    return flag === key ? whole : flag;
+    const named = cliField(key, flags);
+    return named === key ? whole : named;
   });
 }

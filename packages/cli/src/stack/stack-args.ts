@@ -69,7 +69,7 @@ export const STACK_OUT_FLAG = describedAs(
   "write DIR/values.yaml (or DIR/adapters.yaml) and print the commands;\nwithout it the YAML goes to stdout and the commands to stderr",
 );
 
-const STACK_FLAGS: readonly Flag[] = [
+export const STACK_FLAGS: readonly Flag[] = [
   ...STACK_SERVE_FLAGS,
   ...ENGINE_FLAGS,
   ...ENGINE_POD_FLAGS,
