@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // The \`studio-serve\` executable: real streams and environment around runCli.
 import { once } from "node:events";
-import { escapeForTerminal } from "@finetune-studio/internal";
 import { runCli } from "./run.js";
+import { messageOf } from "./shared/messages.js";
 
 let code: number;
 try {
@@ -15,8 +15,7 @@ try {
   });
 } catch (error) {
   // A bug, not bad input: one line, no stack trace. Every command has stopped what it started by now.
-  const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`studio-serve: unexpected error: ${escapeForTerminal(message)}\n`);
+  process.stderr.write(`studio-serve: unexpected error: ${messageOf(error)}\n`);
   code = 1;
 }
 process.exitCode = code;

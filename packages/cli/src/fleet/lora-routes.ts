@@ -1,4 +1,5 @@
 import { createChatClient, StudioApiError } from "@finetune-studio/client";
+import { errorText } from "../shared/messages.js";
 
 // vLLM's runtime LoRA routes on one local instance, through the chat client (which bounds the answer, refuses
 // redirects and keeps the key out of its errors); this turns its outcome into a line the CLI can report.
@@ -24,6 +25,6 @@ export async function callLoraRoute(
     if (error instanceof StudioApiError) {
       return { ok: false, status: error.status, message: error.serverMessage ?? error.message };
     }
-    return { ok: false, status: 0, message: error instanceof Error ? error.message : String(error) };
+    return { ok: false, status: 0, message: errorText(error) };
   }
 }

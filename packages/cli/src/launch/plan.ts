@@ -3,6 +3,7 @@ import { type ChatClient, createChatClient } from "@finetune-studio/client";
 import { hasTerminalControl } from "@finetune-studio/internal";
 import { buildServeCommand, type ServeCommand, ServeConfigError } from "@finetune-studio/serve-kit";
 import { type CliIo, UsageError } from "../shared/io.js";
+import { errorText } from "../shared/messages.js";
 import { parseSeconds } from "../shared/seconds.js";
 import { INHERITED_KEY_NOTE, type KeySource, keySource, type ParsedServeArgs } from "../shared/serve-args.js";
 
@@ -66,10 +67,7 @@ export function planLaunch(parsed: ParsedServeArgs, io: CliIo): LaunchPlan {
       allowInsecureHttp: true,
     });
   } catch (error) {
-    throw new UsageError(
-      `cannot call the server: ${error instanceof Error ? error.message : String(error)}`,
-      helpFor,
-    );
+    throw new UsageError(`cannot call the server: ${errorText(error)}`, helpFor);
   }
   for (const warning of built.warnings) io.err(`warning: ${warning}\n`);
   if (key?.inherited === true) io.err(INHERITED_KEY_NOTE);

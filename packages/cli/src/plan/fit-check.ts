@@ -1,5 +1,6 @@
-import { planServe, ServeConfigError } from "@finetune-studio/serve-kit";
+import { planServe } from "@finetune-studio/serve-kit";
 import type { CliIo } from "../shared/io.js";
+import { messageOf } from "../shared/messages.js";
 import { type ParsedServeArgs, servedModelOf } from "../shared/serve-args.js";
 import { isLocalModel, readLocalModel } from "./local-reader.js";
 import { planSettingsFrom, resolvePlanGpu } from "./plan-input.js";
@@ -30,8 +31,7 @@ export async function checkServeFits(
     );
   } catch (error) {
     // A model the plan cannot read is vLLM's to judge; say why the check was skipped.
-    const why = error instanceof ServeConfigError || error instanceof Error ? error.message : String(error);
-    io.err(`studio-serve: fit check skipped: ${why}\n`);
+    io.err(`studio-serve: fit check skipped: ${messageOf(error)}\n`);
     return true;
   }
   if (plan.verdict.kind === "fits" || plan.verdict.kind === "unknown") return true;

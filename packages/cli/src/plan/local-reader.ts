@@ -1,6 +1,7 @@
 import { open, readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { type PlanModel, safetensorsHeaderBytes } from "@finetune-studio/serve-kit";
+import { errorText } from "../shared/messages.js";
 import { headerLength } from "./safetensors-header.js";
 
 const MAX_JSON_BYTES = 32 * 1024 * 1024;
@@ -38,7 +39,7 @@ async function readJson(path: string): Promise<unknown> {
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new Error(`${path}: not valid JSON (${error instanceof Error ? error.message : String(error)})`);
+    throw new Error(`${path}: not valid JSON (${errorText(error)})`);
   }
 }
 

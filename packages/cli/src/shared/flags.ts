@@ -3,6 +3,7 @@
 // splitting; this layer adds what it lacks: typed values with their rules, a refused repeat, help lines.
 import { parseArgs } from "node:util";
 import { UsageError } from "./io.js";
+import { errorText } from "./messages.js";
 import { quoted, wholeNumber, wholeSeconds } from "./values.js";
 
 /** A flag's value as parseArgs gives it: text, a switch, every use of a repeatable flag, or not given. */
@@ -231,7 +232,7 @@ export function parseFlags(args: readonly string[], declared: readonly Flag[]): 
 
 /** parseArgs' first sentence, with the unknown option quoted (it is the user's text, newlines and all). */
 function parseArgsMessage(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorText(error);
   const unknown = /^Unknown option '(.*)'\. /s.exec(message);
   if (unknown) return `unknown option ${quoted(unknown[1])}`;
   return (message.split(". ")[0] ?? message).replace(/\.$/, "");

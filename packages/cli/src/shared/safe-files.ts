@@ -1,5 +1,6 @@
 import { closeSync, constants, lstatSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { errorText } from "./messages.js";
 
 // Creating files where someone else may have planted a link: a log directory, an --out folder. A file
 // is never opened through a symbolic link, and a set of files that belong together is written whole or not
@@ -96,5 +97,5 @@ function refusal(path: string, error: unknown): FileWriteError {
 
 function codeOf(error: unknown): string {
   const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "string" ? code : error instanceof Error ? error.message : String(error);
+  return typeof code === "string" ? code : errorText(error);
 }

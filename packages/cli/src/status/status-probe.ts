@@ -13,6 +13,7 @@ import {
   summarizeVllmMetrics,
   type VllmMetricsSummary,
 } from "@finetune-studio/serve-kit";
+import { errorText } from "../shared/messages.js";
 
 // One look at a vLLM instance, through the chat client: it bounds each answer's size and time, refuses
 // redirects and keeps the key out of its errors; this turns its outcome into what `status` shows.
@@ -177,8 +178,7 @@ function failureOf(error: unknown, timeoutMs: number): { state: InstanceStatus["
     return { state: "garbage", detail: error.message };
   }
   const cause = (error as { cause?: unknown } | null)?.cause;
-  const detail =
-    code ?? (cause instanceof Error ? cause.message : error instanceof Error ? error.message : String(error));
+  const detail = code ?? errorText(cause instanceof Error ? cause : error);
   return { state: "unreachable", detail: `could not read it (${detail})` };
 }
 
