@@ -81,21 +81,6 @@ describe("messages in the user's words", () => {
     expect(stderr).toMatch(new RegExp(`given 2 times .*; give it once \\(see studio-serve ${command}`));
   });
 
-  it("repeatable flags stay repeatable", async () => {
-    const { code, stdout } = await runCapture([
-      "haproxy",
-      "--upstream",
-      "127.0.0.1:8001",
-      "--upstream",
-      "127.0.0.1:8002",
-      "--listen",
-      "8000",
-    ]);
-    expect(code).toBe(0);
-    expect(stdout).toContain("127.0.0.1:8001");
-    expect(stdout).toContain("127.0.0.1:8002");
-  });
-
   it("shows a newline the user typed as \\n, never as a literal \\u000a", async () => {
     for (const args of [["a\nb"], ["status", "--a\nb"], ["adapter", "lo\nad", "x"]]) {
       const { code, stderr } = await runCapture(args);
