@@ -1,26 +1,18 @@
 import { runFleet } from "../fleet/fleet.js";
 import { parseLayout } from "../fleet/layout.js";
-import { DEFAULT_STOP_TIMEOUT_SECONDS, DEFAULT_TIMEOUT_SECONDS } from "../launch/plan.js";
 import { checkServeFits } from "../plan/fit-check.js";
 import { ExitCode } from "../shared/exit-codes.js";
 import { flagHelp, switchFlag, textFlag } from "../shared/flags.js";
 import { SERVE_HELP } from "../shared/help.js";
 import type { CliIo } from "../shared/io.js";
+import { LAUNCH_TIMEOUT_FLAG, STOP_TIMEOUT_FLAG } from "../shared/launch-flags.js";
 import { parseServeArgs, SERVE_FLAGS } from "../shared/serve-args.js";
 import type { CliCommand } from "./command-type.js";
 
 // launch's own flags. Their values are checked where they are used, before anything starts: the durations
-// and the log directory by launch/plan.ts, the instances by fleet/layout.ts, each with the shared rules.
-const WAIT_FLAGS = [
-  textFlag("timeout", {
-    valueName: "S",
-    help: `give up (and stop vLLM) when it is not ready after S seconds\n(default ${DEFAULT_TIMEOUT_SECONDS}: downloading and loading weights can take long)`,
-  }),
-  textFlag("stop-timeout", {
-    valueName: "S",
-    help: `seconds vLLM gets to stop after SIGTERM (or Ctrl-C) before its whole\nprocess group is killed (default ${DEFAULT_STOP_TIMEOUT_SECONDS})`,
-  }),
-];
+// (declared with their rules in shared/launch-flags.ts) and the log directory by launch/plan.ts, the
+// instances by fleet/layout.ts, each with the shared rules.
+const WAIT_FLAGS = [LAUNCH_TIMEOUT_FLAG, STOP_TIMEOUT_FLAG];
 const LOG_FLAGS = [
   textFlag("log-dir", {
     valueName: "DIR",

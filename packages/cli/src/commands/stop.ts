@@ -2,20 +2,21 @@ import { existsSync } from "node:fs";
 import { escapeForTerminal } from "@finetune-studio/internal";
 import { callControl } from "../fleet/control.js";
 import { cleanUpLeftLaunch, controlSocketOf, findLaunch, runtimeDirOf } from "../fleet/runtime-dir.js";
-import { DEFAULT_STOP_TIMEOUT_SECONDS } from "../launch/plan.js";
 import { sleep } from "../shared/abortable-sleep.js";
 import { LAUNCH_PORT_FLAG } from "../shared/common-flags.js";
 import { ExitCode } from "../shared/exit-codes.js";
-import { flagHelp, parseFlags, refuseExtraWords, secondsFlag } from "../shared/flags.js";
+import { describedAs, flagHelp, parseFlags, refuseExtraWords } from "../shared/flags.js";
 import type { CliIo } from "../shared/io.js";
+import { STOP_TIMEOUT_FLAG } from "../shared/launch-flags.js";
 import type { CliCommand } from "./command-type.js";
 
-const STOP_TIMEOUT_FLAG = secondsFlag("stop-timeout", {
-  min: 0,
-  fallback: DEFAULT_STOP_TIMEOUT_SECONDS,
-  help: "seconds each process group gets after its stop signal before SIGKILL, when\nstopping what a killed launch left",
-});
-const FLAGS = [LAUNCH_PORT_FLAG, STOP_TIMEOUT_FLAG];
+const FLAGS = [
+  LAUNCH_PORT_FLAG,
+  describedAs(
+    STOP_TIMEOUT_FLAG,
+    "seconds each process group gets after its stop signal before SIGKILL, when\nstopping what a killed launch left",
+  ),
+];
 
 /** How often `stop` looks whether the launch it asked to stop is gone. */
 const GONE_POLL_MS = 200;

@@ -2,14 +2,10 @@ import { isAbsolute, resolve } from "node:path";
 import { type ChatClient, createChatClient } from "@finetune-studio/client";
 import { hasTerminalControl } from "@finetune-studio/internal";
 import { buildServeCommand, type ServeCommand, ServeConfigError } from "@finetune-studio/serve-kit";
-import { type CliIo, UsageError } from "../shared/io.js";
+import { type CliIo, inHelp, UsageError } from "../shared/io.js";
+import { LAUNCH_TIMEOUT_FLAG, STOP_TIMEOUT_FLAG } from "../shared/launch-flags.js";
 import { errorText } from "../shared/messages.js";
-import { parseSeconds } from "../shared/seconds.js";
 import { INHERITED_KEY_NOTE, type KeySource, keySource, type ParsedServeArgs } from "../shared/serve-args.js";
-
-export const DEFAULT_TIMEOUT_SECONDS = 1800;
-/** vLLM finishes its requests and frees the GPU within seconds; 30 s leaves room for a busy engine. */
-export const DEFAULT_STOP_TIMEOUT_SECONDS = 30;
 
 /** Everything launch will do, decided and checked before anything starts. */
 export interface LaunchPlan {
@@ -33,14 +29,8 @@ export interface LaunchPlan {
 export function planLaunch(parsed: ParsedServeArgs, io: CliIo): LaunchPlan {
   const helpFor = `launch ${parsed.kind}`;
   const { values } = parsed;
-  const timeoutSeconds = parseSeconds("timeout", values.timeout, DEFAULT_TIMEOUT_SECONDS, 1, helpFor);
-  const stopSeconds = parseSeconds(
-    "stop-timeout",
-    values["stop-timeout"],
-    DEFAULT_STOP_TIMEOUT_SECONDS,
-    0,
-    helpFor,
-  );
+  const timeoutSeconds = inHelp(helpFor, () => parsed.get(LAUNCH_TIMEOUT_FLAG));
+  const stopSeconds = inHelp(helpFor, () => parsed.get(STOP_TIMEOUT_FLAG));
   const logDir = checkLogDir(values["log-dir"], helpFor);
 
   const key = keySource(parsed, io.env);

@@ -21,6 +21,8 @@ export interface Flag<T = unknown> {
   readonly usage: string | undefined;
   /** Its help line; more lines after `\n`. Ends with the default when it has one. */
   readonly help: string;
+  /** The default as the help shows it, when the flag has one. */
+  readonly shownDefault?: string;
   /**
    * The library option the value goes to (`readTimeoutSeconds`, `servers`), when a serve-kit builder checks
    * it: the builder's error names that field, and the message names this flag instead.
@@ -92,11 +94,13 @@ export function ruleFlag<T, D extends T | undefined = undefined>(
   rule: (text: string, flag: string) => T,
 ): Flag<T | D> {
   const { valueName, help, fallback, showDefault } = described;
+  const shown = showDefault ?? (fallback === undefined ? undefined : String(fallback));
   return {
     name,
     type: "string",
     usage: usageOf(name, valueName),
-    help: withDefault(help, showDefault ?? fallback),
+    help: withDefault(help, shown),
+    ...(shown === undefined ? {} : { shownDefault: shown }),
     read: (raw) => (typeof raw === "string" ? rule(raw, `--${name}`) : (fallback as D)),
   };
 }
@@ -147,9 +151,9 @@ export function flagForField(flags: readonly Flag[], field: string): string | un
   ].join("");
 }
 
-/** The same flag with another help line, for a command that says what it means there. */
+/** The same flag with another help line, for a command that says what it means there; the default kept. */
 export function describedAs<T>(flag: Flag<T>, help: string): Flag<T> {
-  return { ...flag, help };
+  return { ...flag, help: withDefault(help, flag.shownDefault) };
 }
 
 /** `-h`, `--help`: every command takes it. */

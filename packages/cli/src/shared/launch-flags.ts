@@ -1,0 +1,20 @@
+// The durations a launch is stopped and waited by: `launch` takes both, `stop` the stop timeout (for what a
+// killed launch left). Declared once, with their rule and default; launch/plan.ts reads them.
+import { secondsFlag } from "./flags.js";
+
+/** Downloading and loading the weights can take long. */
+export const DEFAULT_TIMEOUT_SECONDS = 1800;
+/** vLLM finishes its requests and frees the GPU within seconds; 30 s leaves room for a busy engine. */
+export const DEFAULT_STOP_TIMEOUT_SECONDS = 30;
+
+export const LAUNCH_TIMEOUT_FLAG = secondsFlag("timeout", {
+  min: 1,
+  fallback: DEFAULT_TIMEOUT_SECONDS,
+  help: "give up (and stop vLLM) when it is not ready after S seconds; downloading\nand loading weights can take long",
+});
+
+export const STOP_TIMEOUT_FLAG = secondsFlag("stop-timeout", {
+  min: 0,
+  fallback: DEFAULT_STOP_TIMEOUT_SECONDS,
+  help: "seconds vLLM gets to stop after SIGTERM (or Ctrl-C) before its whole\nprocess group is killed",
+});
