@@ -4,23 +4,18 @@ import { evaluateDoctor, formatDoctorTable } from "../doctor/doctor-checks.js";
 import { probeDoctor } from "../doctor/doctor-probes.js";
 import { DEFAULT_LISTEN, JSON_FLAG } from "../shared/common-flags.js";
 import { ExitCode } from "../shared/exit-codes.js";
-import { flagHelp, parseFlags, refuseExtraWords, textFlag } from "../shared/flags.js";
+import { describedAs, flagHelp, parseFlags, refuseExtraWords } from "../shared/flags.js";
 import type { CliIo } from "../shared/io.js";
 import { numberOrRaw } from "../shared/raw-values.js";
+import { HOST_FLAG, SERVE_PORT_FLAG } from "../shared/serve-args.js";
 import type { CliCommand } from "./command-type.js";
 
-// The address is checked by serve-kit's listen-address rule, as launch's is.
-const HOST_FLAG = textFlag("host", {
-  valueName: "H",
-  field: "host",
-  help: `the address vLLM will listen on (default ${DEFAULT_LISTEN.host})`,
-});
-const PORT_FLAG = textFlag("port", {
-  valueName: "P",
-  field: "port",
-  help: `the port vLLM will listen on, checked free (default ${DEFAULT_LISTEN.port})`,
-});
-const FLAGS = [HOST_FLAG, PORT_FLAG, JSON_FLAG];
+// Where vLLM will listen, as launch takes it (serve-kit's listen-address rule checks both).
+const FLAGS = [
+  describedAs(HOST_FLAG, `the address vLLM will listen on (default ${DEFAULT_LISTEN.host})`),
+  describedAs(SERVE_PORT_FLAG, `the port vLLM will listen on, checked free (default ${DEFAULT_LISTEN.port})`),
+  JSON_FLAG,
+];
 
 /** `studio-serve doctor`: a table of prerequisites, pass or fail, with the fix. Exit 1 when one fails. */
 async function runDoctor(args: readonly string[], io: CliIo): Promise<number> {
@@ -32,7 +27,7 @@ async function runDoctor(args: readonly string[], io: CliIo): Promise<number> {
   refuseExtraWords(parsed.positionals);
   const { host, port } = checkListenAddress({
     host: parsed.get(HOST_FLAG),
-    port: numberOrRaw(parsed.get(PORT_FLAG)),
+    port: numberOrRaw(parsed.get(SERVE_PORT_FLAG)),
   });
   const results = evaluateDoctor(await probeDoctor(io.env, host, port));
   const ok = results.every((result) => result.status !== "fail");
