@@ -90,17 +90,18 @@ export function listFlag(name: string, { valueName, help, field }: Described): F
 /** A value read by `rule` (which names `--name` when it refuses), or `fallback` when not given. */
 export function ruleFlag<T, D extends T | undefined = undefined>(
   name: string,
-  described: Described & { fallback?: D; showDefault?: string },
+  described: Described & { fallback?: D },
   rule: (text: string, flag: string) => T,
 ): Flag<T | D> {
-  const { valueName, help, fallback, showDefault } = described;
-  const shown = showDefault ?? (fallback === undefined ? undefined : String(fallback));
+  const { valueName, help, fallback, field } = described;
+  const shown = fallback === undefined ? undefined : String(fallback);
   return {
     name,
     type: "string",
     usage: usageOf(name, valueName),
     help: withDefault(help, shown),
     ...(shown === undefined ? {} : { shownDefault: shown }),
+    ...(field === undefined ? {} : { field }),
     read: (raw) => (typeof raw === "string" ? rule(raw, `--${name}`) : (fallback as D)),
   };
 }
