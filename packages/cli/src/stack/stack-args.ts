@@ -16,53 +16,100 @@ import { quoted } from "../shared/values.js";
 // The flags of `studio-serve stack`: the serving intent as `command` takes it (where engines listen is the
 // chart's business, so no --host or --port), and how to run it on Kubernetes. The builders check the values.
 
-const text = (name: string, valueName: string, help: string) => textFlag(name, { valueName, help });
+/** A flag whose value goes to the builders' `field` as typed: their refusals name the flag. */
+const text = (name: string, valueName: string, field: string | undefined, help: string) =>
+  textFlag(name, { valueName, help, ...(field === undefined ? {} : { field }) });
 
 export const STACK_SERVE_FLAGS: readonly Flag[] = [
   describedAs(SERVED_NAME_FLAG, 'the name clients send in "model" (lora: for the base model)'),
   describedAs(ADAPTER_FLAG, "lora: an adapter (hub repository, or a path under the storage); repeat"),
 ];
 export const ENGINE_POD_FLAGS: readonly Flag[] = [
-  text("name", "N", "the model's name in the chart (default: from the served name or base)"),
-  text("release", "R", "the Helm release (default vllm)"),
-  text("namespace", "NS", "install there"),
-  text("image", "repo:tag", "the vLLM image (default vllm/vllm-openai:latest; pin a tag)"),
-  text("replicas", "N", "engine pods (default 1)"),
-  text("gpus-per-replica", "G", "GPUs per pod (default 1; more shards the model across them)"),
-  text("cpu", "N", "CPUs requested per pod (default 8)"),
-  text("memory", "Q", "memory requested per pod (default 32Gi)"),
-  text("runtime-class", "C", "the pods' runtime class"),
+  text("name", "N", "name", "the model's name in the chart (default: from the served name or base)"),
+  text("release", "R", "release", "the Helm release (default vllm)"),
+  text("namespace", "NS", "namespace", "install there"),
+  text("image", "repo:tag", "image", "the vLLM image (default vllm/vllm-openai:latest; pin a tag)"),
+  text("replicas", "N", "replicas", "engine pods (default 1)"),
+  text(
+    "gpus-per-replica",
+    "G",
+    "gpusPerReplica",
+    "GPUs per pod (default 1; more shards the model across them)",
+  ),
+  text("cpu", "N", "cpu", "CPUs requested per pod (default 8)"),
+  text("memory", "Q", "memory", "memory requested per pod (default 32Gi)"),
+  text("runtime-class", "C", "runtimeClassName", "the pods' runtime class"),
   // Kept from before the engine options: the same as --no-enable-prefix-caching.
   switchFlag("no-prefix-caching", "the same as --no-enable-prefix-caching"),
-  text("startup-timeout", "S", "how long an engine may take to load before it is restarted (default 1800)"),
+  text(
+    "startup-timeout",
+    "S",
+    "startupTimeoutSeconds",
+    "how long an engine may take to load before it is restarted (default 1800)",
+  ),
 ];
 export const STORAGE_FLAGS: readonly Flag[] = [
-  text("storage-pvc", "SIZE", "a claim the chart makes per model, at /data (also the Hugging Face cache)"),
-  text("storage-class", "C", "with --storage-pvc: its storage class"),
-  text("access-mode", "ReadWriteOnce|ReadWriteMany", "with --storage-pvc: its access mode"),
-  text("storage-claim", "NAME:/dir", "an existing claim holding the weights, read-only at /dir"),
-  text("storage-host-path", "/dir", "a directory on every GPU node, read-only at the same path"),
+  text(
+    "storage-pvc",
+    "SIZE",
+    "storage.size",
+    "a claim the chart makes per model, at /data (also the Hugging Face cache)",
+  ),
+  text("storage-class", "C", "storage.storageClass", "with --storage-pvc: its storage class"),
+  text(
+    "access-mode",
+    "ReadWriteOnce|ReadWriteMany",
+    "storage.accessMode",
+    "with --storage-pvc: its access mode",
+  ),
+  text("storage-claim", "NAME:/dir", undefined, "an existing claim holding the weights, read-only at /dir"),
+  text(
+    "storage-host-path",
+    "/dir",
+    "storage.path",
+    "a directory on every GPU node, read-only at the same path",
+  ),
 ];
 export const SECRET_FLAGS: readonly Flag[] = [
   text(
     "api-key-secret",
     "NAME[:KEY]",
+    "apiKeySecret",
     "the Secret clients' key lives in (default vllm-api-key:VLLM_API_KEY)",
   ),
-  describedAs(SERVE_KEY_FLAG, "where kubectl create secret reads the key (default VLLM_API_KEY)"),
-  text("api-key-file", "PATH", "or the file it reads the key from"),
-  text("hf-token-secret", "NAME[:KEY]", "a Hugging Face token for gated repositories (key default HF_TOKEN)"),
-  text("hf-token-env", "NAME", "where kubectl create secret reads the token (default HF_TOKEN)"),
-  text("hf-token-file", "PATH", "or the file it reads the token from"),
+  {
+    ...describedAs(SERVE_KEY_FLAG, "where kubectl create secret reads the key (default VLLM_API_KEY)"),
+    field: "files.apiKeyFrom.env",
+  },
+  text("api-key-file", "PATH", "files.apiKeyFrom.file", "or the file it reads the key from"),
+  text(
+    "hf-token-secret",
+    "NAME[:KEY]",
+    "hfTokenSecret",
+    "a Hugging Face token for gated repositories (key default HF_TOKEN)",
+  ),
+  text(
+    "hf-token-env",
+    "NAME",
+    "files.hfTokenFrom.env",
+    "where kubectl create secret reads the token (default HF_TOKEN)",
+  ),
+  text("hf-token-file", "PATH", "files.hfTokenFrom.file", "or the file it reads the token from"),
 ];
 export const ROUTING_FLAGS: readonly Flag[] = [
   text(
     "adapter-loading",
     "static|runtime",
+    "adapterLoading",
     "static (default): --lora-modules on every engine; runtime: the\nchart's LoRA controller loads LoraAdapter resources (needs a key)",
   ),
-  text("routing", "roundrobin|session|prefixaware", "how the router picks an engine (default roundrobin)"),
-  text("session-key", "HEADER", "with --routing session: the header that names a session"),
+  text(
+    "routing",
+    "roundrobin|session|prefixaware",
+    "routingLogic",
+    "how the router picks an engine (default roundrobin)",
+  ),
+  text("session-key", "HEADER", "sessionKey", "with --routing session: the header that names a session"),
 ];
 export const STACK_OUT_FLAG = describedAs(
   OUT_FLAG,
@@ -87,39 +134,13 @@ export interface ParsedStackArgs {
   out: string | undefined;
 }
 
-/** The builders' field names, as the flags a user typed (the serve fields are named by `cliField`). */
+/**
+ * The builders' fields that no one flag's declaration names: a part of a flag's value, or one of the two
+ * files --out sets. (Every other field is named by the flag whose declaration sets it.)
+ */
 export const STACK_FIELD_FLAGS: Readonly<Record<string, string>> = {
-  name: "--name",
-  release: "--release",
-  namespace: "--namespace",
-  image: "--image",
-  replicas: "--replicas",
-  gpusPerReplica: "--gpus-per-replica",
-  cpu: "--cpu",
-  memory: "--memory",
-  maxModelLen: "--max-model-len",
-  dtype: "--dtype",
-  "apiKeySecret.name": "--api-key-secret name",
-  "apiKeySecret.key": "--api-key-secret key",
-  apiKeySecret: "--api-key-secret",
-  "hfTokenSecret.name": "--hf-token-secret name",
-  "hfTokenSecret.key": "--hf-token-secret key",
-  hfTokenSecret: "--hf-token-secret",
-  "storage.size": "--storage-pvc",
-  "storage.storageClass": "--storage-class",
-  "storage.accessMode": "--access-mode",
   "storage.claimName": "--storage-claim name",
   "storage.mountPath": "--storage-claim mount path",
-  "storage.path": "--storage-host-path",
-  adapterLoading: "--adapter-loading",
-  routingLogic: "--routing",
-  sessionKey: "--session-key",
-  runtimeClassName: "--runtime-class",
-  startupTimeoutSeconds: "--startup-timeout",
-  "files.apiKeyFrom.file": "--api-key-file",
-  "files.apiKeyFrom.env": "--api-key-env",
-  "files.hfTokenFrom.file": "--hf-token-file",
-  "files.hfTokenFrom.env": "--hf-token-env",
   "files.valuesFile": "--out",
   "files.adaptersFile": "--out",
 };
