@@ -68,7 +68,7 @@ export function connectionsWithinFileLimit(openFiles: number, instances: number)
  * busy instance takes the next request (vLLM's cost is per open sequence), connections to the instances stay
  * open between requests (reused only after a client's first request, HAProxy's `http-reuse safe`, so a client
  * can retry what an instance's idle timeout cut), a connection an instance refuses is tried again on another,
- * streamed responses flow as they come, and a health check on `/health` takes a dead instance out by itself.
+ * each streamed chunk leaves as soon as the instance sends it (`option http-no-delay`), and a health check on `/health` takes a dead instance out by itself.
  */
 export function haproxyConfig(options: HaproxyConfigOptions): string {
   const input = checkObject(options, "options");
@@ -114,6 +114,9 @@ export function haproxyConfig(options: HaproxyConfigOptions): string {
     `    timeout queue ${timeout}s`,
     "    timeout http-request 30s",
     "    timeout http-keep-alive 60s",
+    "    # Each streamed chunk leaves when vLLM sends it: without this, HAProxy sends an unfinished response",
+    "    # with MSG_MORE and the kernel holds its bytes up to 200 ms waiting for more.",
+    "    option http-no-delay",
     "    # A refused connection (an instance restarting or gone) is tried again, on another instance. Retrying",
     "    # more (empty-response) would copy every request into a buffer: twice HAProxy's cost per request.",
     "    retries 3",
