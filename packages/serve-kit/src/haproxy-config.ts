@@ -68,7 +68,8 @@ export function connectionsWithinFileLimit(openFiles: number, instances: number)
  * busy instance takes the next request (vLLM's cost is per open sequence), connections to the instances stay
  * open between requests (reused only after a client's first request, HAProxy's `http-reuse safe`, so a client
  * can retry what an instance's idle timeout cut), a connection an instance refuses is tried again on another,
- * each streamed chunk leaves as soon as the instance sends it (`option http-no-delay`), and a health check on `/health` takes a dead instance out by itself.
+ * each streamed chunk leaves as soon as the instance sends it (`option http-no-delay`), and a health check on
+ * `/health` takes a dead instance out by itself.
  */
 export function haproxyConfig(options: HaproxyConfigOptions): string {
   const input = checkObject(options, "options");
