@@ -19,6 +19,7 @@ describe("the public surface", () => {
     expect(Object.keys(api).sort()).toEqual([
       "DEFAULT_HF_CACHE_VOLUME",
       "DEFAULT_PROMETHEUS_RULES_FILE",
+      "DEFAULT_SESSION_HEADER",
       "DEFAULT_VLLM_IMAGE",
       "ENGINE_OPTIONS",
       "ENGINE_OPTION_LIST",
@@ -31,6 +32,7 @@ describe("the public surface", () => {
       "MAX_LORA_RANKS",
       "MAX_MODELS_SUMMARISED",
       "PROMETHEUS_ALERTS",
+      "ROUTING_POLICIES",
       "ServeConfigError",
       "VLLM_DTYPES",
       "VLLM_METRICS",
