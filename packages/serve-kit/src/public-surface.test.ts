@@ -49,6 +49,7 @@ describe("the public surface", () => {
       "checkListenAddress",
       "computeBenchMetrics",
       "connectionsWithinFileLimit",
+      "conversationWorkload",
       "defaultMaxConnections",
       "findGpuModel",
       "haproxyConfig",
@@ -65,6 +66,7 @@ describe("the public surface", () => {
       "serveConfigFromRecommendations",
       "summarizeVllmMetrics",
       "timePerOutputToken",
+      "turnMessages",
     ]);
   });
 
