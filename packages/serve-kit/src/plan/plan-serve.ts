@@ -106,7 +106,7 @@ export function planServe(
   const computeCapability = checkComputeCapability(gpu.computeCapability);
   const tp = settings.tensorParallelSize ?? fixedVllmDefault("tensorParallelSize");
   const count = gpu.count === undefined ? tp : checkPositiveInteger(gpu.count, "gpu.count");
-  if (tp > count) refuse("tensorParallelSize", `must not exceed the GPUs given (${count})`, tp);
+  if (tp > count) refuse("tensorParallelSize", `must not exceed the GPUs available (${count})`, tp);
   const shape = parsed.shape;
   const attempt = (tensorParallelSize: number) =>
     shape
