@@ -11,10 +11,10 @@ import {
   nonTorchMemory,
   requestedMemory,
 } from "./memory-profile.js";
-import { dtypeBytes, KNOWN_ARCHITECTURES, type ModelShape, parseModelConfig } from "./model-config.js";
+import { KNOWN_ARCHITECTURES, type ModelShape, parseModelConfig } from "./model-config.js";
 import { checkpointBytes, type PlanModel } from "./model-files.js";
 import { type CheckedPlanSettings, checkPlanSettings, type PlanSettings } from "./settings.js";
-import { attentionHeadsOf, checkStartup } from "./startup-rules.js";
+import { attentionHeadsOf, checkStartup, type ServedDtype, servedDtype } from "./startup-rules.js";
 import { decideVerdict, type FitTry, type PlanVerdict } from "./verdict.js";
 import { VLLM_PLAN_COMMIT } from "./vllm-commit.js";
 import { weightMemory } from "./weights.js";
@@ -108,19 +108,18 @@ export function planServe(
   const count = gpu.count === undefined ? tp : checkPositiveInteger(gpu.count, "gpu.count");
   if (tp > count) refuse("tensorParallelSize", `must not exceed the GPUs available (${count})`, tp);
   const shape = parsed.shape;
+  const config = model.config as Record<string, unknown>;
+  const sizing: Sizing = {
+    weightsBytes,
+    gpu: { memoryBytes, name: gpu.name },
+    settings,
+    elementBytes: DTYPE_BYTES[servedDtype(config, settings.dtype, computeCapability)],
+  };
   const attempt = (tensorParallelSize: number) =>
     shape
-      ? profile(shape, weightsBytes, memoryBytes, gpu.name, tensorParallelSize, settings)
-      : weightsOnlyProfile(
-          parsed.unknownArchitecture,
-          weightsBytes,
-          memoryBytes,
-          gpu.name,
-          tensorParallelSize,
-          settings,
-        );
+      ? profile(shape, sizing, tensorParallelSize)
+      : weightsOnlyProfile(parsed.unknownArchitecture, sizing, tensorParallelSize);
   const current = attempt(tp);
-  const config = model.config as Record<string, unknown>;
   const larger = largerTensorParallelSizes(tp, count, attentionHeadsOf(config)).map((n) => attempt(n).fit);
   const startup = checkStartup({
     config,
@@ -175,23 +174,23 @@ function checkComputeCapability(value: unknown): number | null {
   return value;
 }
 
-/** The served type's bytes: `auto` takes the checkpoint's, except float32, which vLLM serves in 16 bits. */
-function servedDtypeBytes(shape: ModelShape, dtype: CheckedPlanSettings["dtype"]): number {
-  if (dtype === "float" || dtype === "float32") return 4;
-  if (dtype === undefined || dtype === "auto")
-    return shape.checkpointDtype === "float32" ? 2 : dtypeBytes(shape.checkpointDtype);
-  return 2;
+/** What every try at a tensor-parallel size shares. */
+interface Sizing {
+  weightsBytes: number;
+  gpu: { memoryBytes: number; name: string | undefined };
+  settings: CheckedPlanSettings;
+  /** Bytes of the type vLLM serves in. */
+  elementBytes: number;
 }
+
+const DTYPE_BYTES: Record<ServedDtype, number> = { float16: 2, bfloat16: 2, float32: 4 };
 
 function profile(
   shape: ModelShape,
-  weightsBytes: number,
-  memoryBytes: number,
-  gpuName: string | undefined,
+  { weightsBytes, gpu, settings, elementBytes }: Sizing,
   tp: number,
-  settings: CheckedPlanSettings,
 ): { plan: Omit<ServePlan, "gpu" | "verdict">; fit: FitTry } {
-  const resolved = resolveSettings(settings, memoryBytes, gpuName, shape.derivedMaxModelLen, tp);
+  const resolved = resolveSettings(settings, gpu, shape.derivedMaxModelLen, tp);
   const {
     gpuMemoryUtilization: utilization,
     maxModelLen,
@@ -199,7 +198,6 @@ function profile(
     maxNumBatchedTokens,
     kvCacheDtype,
   } = resolved;
-  const elementBytes = servedDtypeBytes(shape, settings.dtype);
   const lora = settings.lora
     ? loraMemory(
         shape,
@@ -228,7 +226,7 @@ function profile(
         baseWeights.estimate,
       )
     : baseWeights;
-  const visible = cudaVisibleMemory(memoryBytes);
+  const visible = cudaVisibleMemory(gpu.memoryBytes);
   const requested = requestedMemory(visible, utilization);
   const activation = activationPeak(shape, maxNumBatchedTokens, maxNumSeqs, tp, elementBytes);
   const nonTorch = nonTorchMemory(tp);
@@ -303,14 +301,11 @@ function headroomNotes(visibleBytes: number, utilization: number, graphBytes: nu
  */
 function weightsOnlyProfile(
   architecture: string,
-  weightsBytes: number,
-  memoryBytes: number,
-  gpuName: string | undefined,
+  { weightsBytes, gpu, settings }: Sizing,
   tp: number,
-  settings: CheckedPlanSettings,
 ): { plan: Omit<ServePlan, "gpu" | "verdict">; fit: FitTry } {
-  const resolved = resolveSettings(settings, memoryBytes, gpuName, null, tp);
-  const visible = cudaVisibleMemory(memoryBytes);
+  const resolved = resolveSettings(settings, gpu, null, tp);
+  const visible = cudaVisibleMemory(gpu.memoryBytes);
   const requested = requestedMemory(visible, resolved.gpuMemoryUtilization);
   const weights = figure(
     weightsBytes / tp,
@@ -366,12 +361,10 @@ function weightsOnlyProfile(
  */
 function resolveSettings(
   settings: CheckedPlanSettings,
-  memoryBytes: number,
-  gpuName: string | undefined,
+  gpu: Sizing["gpu"],
   derivedMaxModelLen: number | null,
   tp: number,
 ): ServePlan["resolved"] {
-  const gpu = { memoryBytes, name: gpuName };
   return {
     gpuMemoryUtilization: settings.gpuMemoryUtilization ?? fixedVllmDefault("gpuMemoryUtilization"),
     maxModelLen: settings.maxModelLen ?? derivedMaxModelLen ?? 0,

@@ -128,6 +128,21 @@ describe("a dtype the GPU cannot run (CudaPlatform.check_if_supports_dtype)", ()
     );
   });
 
+  it("a model type vLLM will not run in float16 (Gemma 2): --dtype float16 refused; auto on a T4 serves float32", () => {
+    const gemma = {
+      ...LLAMA,
+      config: { ...(LLAMA.config as object), architectures: ["Gemma2ForCausalLM"], model_type: "gemma2" },
+    };
+    const half = planServe(gemma, gpu("L4"), { dtype: "float16", maxModelLen: 4096 });
+    expect(half.verdict).toMatchObject({ kind: "refused", flags: ["--dtype", "bfloat16"] });
+    expect(half.verdict.summary).toMatch(/gemma2 models do not run in float16/);
+    const settings = { tensorParallelSize: 4, maxModelLen: 4096 };
+    const onT4 = planServe(gemma, gpu("T4", 4), settings);
+    const onL4 = planServe(gemma, gpu("L4", 4), settings);
+    expect(onT4.notes.join(" ")).toMatch(/vLLM serves this bfloat16 checkpoint in float32/);
+    expect(onT4.weights.bytes).toBe(2 * onL4.weights.bytes);
+  });
+
   it("takes bfloat16 on an L4 (8.9)", () => {
     const plan = planServe(LLAMA, gpu("L4"), { dtype: "bfloat16", maxModelLen: 4096 });
     expect(plan.verdict.kind).toBe("fits");

@@ -139,30 +139,87 @@ function quantizationMatches({ config, settings }: StartupFacts): Found {
   };
 }
 
+export type ServedDtype = "float16" | "bfloat16" | "float32";
+
+const DTYPE_NAMES: Record<string, ServedDtype> = {
+  half: "float16",
+  float16: "float16",
+  bfloat16: "bfloat16",
+  float: "float32",
+  float32: "float32",
+};
+
+/** Model types vLLM will not run in float16 (_FLOAT16_NOT_SUPPORTED_MODELS: numerical instability). */
+const NO_FLOAT16 = new Set(["gemma2", "gemma3", "gemma3_text", "plamo2", "glm4"]);
+
+/** CudaPlatform.supported_dtypes: bfloat16 from compute capability 8.0, float16 from 6.0; unknown: a current GPU. */
+function supportedDtypes(computeCapability: number | null): ServedDtype[] {
+  if (computeCapability === null || computeCapability >= 8) return ["bfloat16", "float16", "float32"];
+  return computeCapability >= 6 ? ["float16", "float32"] : ["float32"];
+}
+
+/** The checkpoint's type as vLLM's _find_dtype reads it from config.json (float32 when it names none). */
+function checkpointDtype(config: Record<string, unknown>): ServedDtype {
+  const named =
+    config.torch_dtype ?? config.dtype ?? textConfig(config).torch_dtype ?? textConfig(config).dtype;
+  return (typeof named === "string" && DTYPE_NAMES[named]) || "float32";
+}
+
 /**
- * CudaPlatform.check_if_supports_dtype: bfloat16 needs compute capability 8.0. With `auto`, vLLM falls back to
- * float16 on such a GPU instead (_resolve_auto_dtype), which takes the same memory.
+ * The type vLLM serves in (_get_and_verify_dtype): the one given, or for `auto` (_resolve_auto_dtype) the
+ * checkpoint's when the GPU runs it and the model allows it, else the first the GPU supports (a float32
+ * checkpoint takes that one too).
+ */
+export function servedDtype(
+  config: Record<string, unknown>,
+  dtype: CheckedPlanSettings["dtype"],
+  computeCapability: number | null,
+): ServedDtype {
+  if (dtype !== undefined && dtype !== "auto") return DTYPE_NAMES[dtype] ?? "float32";
+  const modelType = String(config.model_type ?? "");
+  const valid = supportedDtypes(computeCapability).filter(
+    (type) => !(type === "float16" && NO_FLOAT16.has(modelType)),
+  );
+  const preferred = valid[0] ?? "float32";
+  const stored = checkpointDtype(config);
+  const wanted = stored === "float32" ? preferred : stored;
+  return valid.includes(wanted) ? wanted : preferred;
+}
+
+/**
+ * CudaPlatform.check_if_supports_dtype: bfloat16 needs compute capability 8.0; _check_valid_dtype: some model
+ * types refuse float16. With `auto`, vLLM picks a type that runs instead (said in a note when it is not the
+ * checkpoint's).
  */
 function dtypeRuns({ config, settings, gpu }: StartupFacts): Found {
-  const checkpoint = config.torch_dtype ?? config.dtype ?? textConfig(config).torch_dtype;
-  const auto = settings.dtype === undefined || settings.dtype === "auto";
-  const wantsBfloat16 = settings.dtype === "bfloat16" || (auto && checkpoint === "bfloat16");
-  if (!wantsBfloat16) return null;
+  const served = servedDtype(config, settings.dtype, gpu.computeCapability);
   const name = gpu.name ?? "GPU";
-  if (gpu.computeCapability === null)
-    return auto
-      ? null
-      : {
-          note: "the GPU's compute capability is unknown (give --gpu NAME): whether it runs bfloat16 (8.0 or more) is not checked",
-        };
-  if (gpu.computeCapability >= 8) return null;
-  if (auto)
+  const capability = gpu.computeCapability?.toFixed(1);
+  const modelType = String(config.model_type ?? "");
+  if (settings.dtype === undefined || settings.dtype === "auto") {
+    const stored = checkpointDtype(config);
+    if (stored === served || stored === "float32") return null;
+    const why = supportedDtypes(gpu.computeCapability).includes(stored)
+      ? `${modelType} models do not run in ${stored}`
+      : `the ${name} (compute capability ${capability}) has no ${stored}`;
+    return { note: `${why}: vLLM serves this ${stored} checkpoint in ${served}` };
+  }
+  if (served === "float16" && NO_FLOAT16.has(modelType))
     return {
-      note: `the ${name} (compute capability ${gpu.computeCapability.toFixed(1)}) has no bfloat16: vLLM serves this bfloat16 checkpoint in float16`,
+      refusal: {
+        reason: `${modelType} models do not run in float16 (numerical instability; _check_valid_dtype)`,
+        flags: ["--dtype", supportedDtypes(gpu.computeCapability)[0] ?? "float32"],
+      },
     };
+  if (served !== "bfloat16") return null;
+  if (gpu.computeCapability === null)
+    return {
+      note: "the GPU's compute capability is unknown (give --gpu NAME): whether it runs bfloat16 (8.0 or more) is not checked",
+    };
+  if (gpu.computeCapability >= 8) return null;
   return {
     refusal: {
-      reason: `--dtype bfloat16 needs a GPU of compute capability 8.0 or more, and the ${name} has ${gpu.computeCapability.toFixed(1)} (CudaPlatform.check_if_supports_dtype)`,
+      reason: `--dtype bfloat16 needs a GPU of compute capability 8.0 or more, and the ${name} has ${capability} (CudaPlatform.check_if_supports_dtype)`,
       flags: ["--dtype", "float16"],
     },
   };
