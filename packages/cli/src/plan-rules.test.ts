@@ -53,6 +53,28 @@ describe("plan follows vLLM's start-up checks, naming the flag that fixes them (
     if (fix) expect(stdout).toContain(`pass: ${fix}`);
   });
 
+  it("command's fit check warns, and --strict refuses, with the same start-up check", async () => {
+    const args = [
+      "command",
+      "full",
+      LLAMA,
+      "--gpu",
+      "L4",
+      "--max-model-len",
+      "4096",
+      "--quantization",
+      "awq",
+    ];
+    const warned = await runCapture(args, NO_GPU_ENV);
+    expect(warned.code).toBe(0);
+    expect(warned.stderr).toMatch(
+      /warning: .*vLLM would refuse to start: --quantization awq needs a checkpoint/,
+    );
+    const strict = await runCapture([...args, "--strict"], NO_GPU_ENV);
+    expect(strict.code).toBe(1);
+    expect(strict.stdout).toBe("");
+  });
+
   it("honours VLLM_ALLOW_LONG_MAX_MODEL_LEN from the environment, as vLLM does", async () => {
     const { code, stdout } = await runCapture(["plan", LLAMA, "--gpu", "H100", "--max-model-len", "200000"], {
       ...NO_GPU_ENV,
