@@ -9,6 +9,7 @@ import {
   checkPositiveInteger,
   refuse,
 } from "./internal/validate.js";
+import { vllmDefaultOf } from "./options/engine-options.js";
 import {
   checkRoutingPolicy,
   checkSessionHeader,
@@ -55,8 +56,8 @@ export interface HaproxyConfigOptions {
   metricsPort?: number;
 }
 
-/** The most sequences vLLM batches by default (1024 on GPUs of 70 GiB and more, 256 on others). */
-export const VLLM_MAX_NUM_SEQS_DEFAULT = 1024;
+/** The most sequences vLLM batches by default, on the largest GPUs (the engine-option table's default). */
+export const VLLM_MAX_NUM_SEQS_DEFAULT = vllmDefaultOf("maxNumSeqs") as number;
 /** The least the front door holds by default. */
 export const MIN_FRONT_CONNECTIONS = 4096;
 /** HAProxy's own ceiling for maxconn is far higher; past a million, a typo is likelier than a need. */

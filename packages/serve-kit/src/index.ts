@@ -71,7 +71,10 @@ export {
   type FullEngineOptions,
   type LoraEngineOptions,
   VLLM_DTYPES,
+  type VllmBlockSize,
+  type VllmDefault,
   type VllmDtype,
+  type VllmQuantizationMethod,
 } from "./options/engine-options.js";
 export {
   findGpuModel,
@@ -82,6 +85,7 @@ export {
   type KvCacheGroup,
   type LayerKvSpec,
   type LoraMemory,
+  type PlanEnvironment,
   type PlanFigure,
   type PlanGpu,
   type PlanKvCache,
