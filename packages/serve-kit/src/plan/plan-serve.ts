@@ -1,18 +1,17 @@
 import { checkObject, checkPositiveInteger, refuse } from "../internal/validate.js";
 import { figure, type PlanFigure } from "./estimate.js";
-import { kvBytesPerToken, kvCacheDtypeBytes, layerKvSpecs } from "./kv-cache-spec.js";
+import { blockSizeOf, kvBytesPerToken, kvCacheDtypeBytes, layerKvSpecs } from "./kv-cache-spec.js";
 import { type KvCacheGroup, kvCapacity, largestFittingModelLen } from "./kv-capacity.js";
 import { type LoraMemory, loraMemory } from "./lora.js";
 import {
-  activationPeak,
   batchDefaults,
   cudaGraphMemory,
   cudaVisibleMemory,
-  nonTorchMemory,
+  memoryProfile,
   requestedMemory,
 } from "./memory-profile.js";
 import { dtypeBytes, type ModelShape, parseModelConfig } from "./model-config.js";
-import { checkpointBytes, type PlanModel } from "./model-files.js";
+import { loadedCheckpointBytes, type PlanModel } from "./model-files.js";
 import { type CheckedPlanSettings, checkPlanSettings, type PlanSettings } from "./settings.js";
 import { decideVerdict, type FitTry, type PlanVerdict } from "./verdict.js";
 import { VLLM_PLAN_COMMIT } from "./vllm-commit.js";
@@ -84,7 +83,7 @@ export function planServe(model: PlanModel, gpu: PlanGpu, rawSettings: PlanSetti
   checkObject(model, "model");
   const settings = checkPlanSettings(rawSettings);
   const parsed = parseModelConfig(model.config);
-  const weightsBytes = checkpointBytes(model);
+  const weightsBytes = loadedCheckpointBytes(model, parsed.shape);
   const memoryBytes = checkGpuMemory(gpu);
   const tp = settings.tensorParallelSize ?? 1;
   const count = gpu.count === undefined ? tp : checkPositiveInteger(gpu.count, "gpu.count");
@@ -129,6 +128,7 @@ function servedDtypeBytes(shape: ModelShape, dtype: CheckedPlanSettings["dtype"]
   return 2;
 }
 
+/** One try at a tensor-parallel size, in vLLM's start-up order: settings, weights, profile, KV cache. */
 function profile(
   shape: ModelShape,
   weightsBytes: number,
@@ -137,13 +137,63 @@ function profile(
   tp: number,
   settings: CheckedPlanSettings,
 ): { plan: Omit<ServePlan, "gpu" | "verdict">; fit: FitTry } {
-  const defaults = batchDefaults(memoryBytes, gpuName);
-  const utilization = settings.gpuMemoryUtilization ?? 0.9;
-  const maxModelLen = settings.maxModelLen ?? shape.derivedMaxModelLen;
-  const maxNumSeqs = settings.maxNumSeqs ?? defaults.maxNumSeqs;
-  const maxNumBatchedTokens = settings.maxNumBatchedTokens ?? defaults.maxNumBatchedTokens;
-  const kvCacheDtype = settings.kvCacheDtype ?? "auto";
+  const resolved = resolveSettings(shape, memoryBytes, gpuName, tp, settings);
   const elementBytes = servedDtypeBytes(shape, settings.dtype);
+  const { weights, lora } = servedWeights(shape, weightsBytes, tp, elementBytes, settings);
+  const memory = memoryProfile({ shape, weights, memoryBytes, elementBytes, ...resolved });
+  const available = memory.availableKvMemory.signedBytes;
+  const kvCache = kvCachePlan(shape, resolved, elementBytes, available, blockSizeOf(settings));
+  const cudaGraph = cudaGraphMemory(settings.enforceEager === true);
+  return {
+    plan: {
+      vllmCommit: VLLM_PLAN_COMMIT,
+      architecture: shape.architecture,
+      resolved,
+      ...memory,
+      weights,
+      lora,
+      cudaGraphMemory: cudaGraph,
+      kvCache,
+      cannotGive: [],
+      notes: headroomNotes(memory.cudaVisibleMemory.bytes, resolved.gpuMemoryUtilization, cudaGraph.bytes),
+    },
+    fit: {
+      tensorParallelSize: tp,
+      availableKvBytes: available,
+      bytesPerFullRequest: kvCache.bytesPerFullRequest,
+      largestFittingModelLen: kvCache.largestFittingModelLen,
+      maxModelLen: resolved.maxModelLen,
+    },
+  };
+}
+
+/** The settings as vLLM takes them: each default vLLM's. */
+function resolveSettings(
+  shape: ModelShape,
+  memoryBytes: number,
+  gpuName: string | undefined,
+  tp: number,
+  settings: CheckedPlanSettings,
+): ServePlan["resolved"] {
+  const defaults = batchDefaults(memoryBytes, gpuName);
+  return {
+    gpuMemoryUtilization: settings.gpuMemoryUtilization ?? 0.9,
+    maxModelLen: settings.maxModelLen ?? shape.derivedMaxModelLen,
+    tensorParallelSize: tp,
+    kvCacheDtype: settings.kvCacheDtype ?? "auto",
+    maxNumSeqs: settings.maxNumSeqs ?? defaults.maxNumSeqs,
+    maxNumBatchedTokens: settings.maxNumBatchedTokens ?? defaults.maxNumBatchedTokens,
+  };
+}
+
+/** The weights on each GPU, and LoRA's adapter slots beside them. */
+function servedWeights(
+  shape: ModelShape,
+  weightsBytes: number,
+  tp: number,
+  elementBytes: number,
+  settings: CheckedPlanSettings,
+): { weights: PlanFigure; lora: LoraMemory | null } {
   const lora = settings.lora
     ? loraMemory(
         shape,
@@ -156,80 +206,38 @@ function profile(
         elementBytes,
       )
     : null;
-  const baseWeights = weightMemory({
+  const base = weightMemory({
     shape,
     checkpointBytes: weightsBytes,
     tensorParallelSize: tp,
     servedDtypeBytes: elementBytes,
     quantization: settings.quantization,
   });
-  const weights = lora
-    ? figure(
-        baseWeights.bytes + lora.gpuBytes,
-        baseWeights.predicts,
-        `${baseWeights.rule}; plus LoRA slots: ${lora.rule}`,
-        baseWeights.estimate,
-      )
-    : baseWeights;
-  const visible = cudaVisibleMemory(memoryBytes);
-  const requested = requestedMemory(visible, utilization);
-  const activation = activationPeak(shape, maxNumBatchedTokens, maxNumSeqs, tp, elementBytes);
-  const nonTorch = nonTorchMemory(tp);
-  const signed = requested.bytes - weights.bytes - activation.bytes - nonTorch.bytes;
-  const availableKv = {
-    ...figure(
-      signed,
-      "Available KV cache memory: X GiB",
-      "requested memory − weights − activation peak − non-torch memory (Worker.determine_available_memory)",
-      true,
-    ),
-    signedBytes: signed,
-  };
-  const specs = layerKvSpecs(shape, tp, kvCacheDtypeBytes(kvCacheDtype, elementBytes));
-  const limits = { maxModelLen, maxNumBatchedTokens };
-  const capacity = kvCapacity(specs, signed, limits);
-  const largest = largestFittingModelLen(specs, Math.max(0, signed), limits);
-  const cudaGraph = cudaGraphMemory(settings.enforceEager === true);
-  const notes = headroomNotes(visible.bytes, utilization, cudaGraph.bytes);
+  if (!lora) return { weights: base, lora };
+  const rule = `${base.rule}; plus LoRA slots: ${lora.rule}`;
+  return { weights: figure(base.bytes + lora.gpuBytes, base.predicts, rule, base.estimate), lora };
+}
+
+/** The KV cache vLLM lays out in the memory left: pages, blocks, tokens, concurrency. */
+function kvCachePlan(
+  shape: ModelShape,
+  resolved: ServePlan["resolved"],
+  elementBytes: number,
+  availableBytes: number,
+  blockSize: number,
+): PlanKvCache {
+  const kvBytes = kvCacheDtypeBytes(resolved.kvCacheDtype, elementBytes);
+  const specs = layerKvSpecs(shape, resolved.tensorParallelSize, kvBytes, blockSize);
+  const limits = { maxModelLen: resolved.maxModelLen, maxNumBatchedTokens: resolved.maxNumBatchedTokens };
+  const capacity = kvCapacity(specs, availableBytes, limits);
   return {
-    plan: {
-      vllmCommit: VLLM_PLAN_COMMIT,
-      architecture: shape.architecture,
-      resolved: {
-        gpuMemoryUtilization: utilization,
-        maxModelLen,
-        tensorParallelSize: tp,
-        kvCacheDtype,
-        maxNumSeqs,
-        maxNumBatchedTokens,
-      },
-      cudaVisibleMemory: visible,
-      requestedMemory: requested,
-      weights,
-      lora,
-      activationPeak: activation,
-      nonTorchMemory: nonTorch,
-      cudaGraphMemory: cudaGraph,
-      availableKvMemory: availableKv,
-      kvCache: {
-        bytesPerToken: kvBytesPerToken(specs),
-        groups: capacity.groups,
-        numBlocks: capacity.numBlocks,
-        tokens: capacity.tokens,
-        maxConcurrency: capacity.maxConcurrency,
-        bytesPerFullRequest: capacity.bytesPerFullRequest,
-        largestFittingModelLen: largest,
-      },
-      cannotGive: [],
-      notes,
-    },
-    fit: {
-      tensorParallelSize: tp,
-      availableKvBytes: signed,
-      bytesPerFullRequest: capacity.bytesPerFullRequest,
-      largestFittingModelLen: largest,
-      maxModelLen,
-    },
+    bytesPerToken: kvBytesPerToken(specs),
+    groups: capacity.groups,
+    numBlocks: capacity.numBlocks,
+    tokens: capacity.tokens,
+    maxConcurrency: capacity.maxConcurrency,
+    bytesPerFullRequest: capacity.bytesPerFullRequest,
+    largestFittingModelLen: largestFittingModelLen(specs, Math.max(0, availableBytes), limits),
   };
 }
 

@@ -2,7 +2,8 @@ import { figure, type PlanFigure } from "./estimate.js";
 import { dtypeBytes, type ModelShape } from "./model-config.js";
 
 // The weights' memory on each GPU: vLLM's "Model loading took X GiB". The checkpoint's own size is the best
-// witness of it (the safetensors index's metadata.total_size, or the sum of the files' tensors).
+// witness of it (the safetensors index's metadata.total_size, or the sum of the files' tensors), less what
+// vLLM does not load (model-files.ts: loadedCheckpointBytes).
 
 /** Methods that quantize a 16-bit checkpoint while loading it, and the bits per weight they keep. */
 const ON_THE_FLY_BITS: Record<string, number> = { fp8: 8, bitsandbytes: 4, experts_int8: 8 };
@@ -44,6 +45,7 @@ export function weightMemory(input: WeightInput): PlanFigure {
       true,
     );
   }
+  const tied = shape.tiedEmbeddings ? " (the head tied to the embeddings counted once, as vLLM loads it)" : "";
   const cast =
     scale === 1
       ? ""
@@ -55,7 +57,7 @@ export function weightMemory(input: WeightInput): PlanFigure {
   return figure(
     (checkpointBytes * scale) / tp,
     predicts,
-    `the checkpoint's tensors${cast}${split}${unknownQuant}`,
+    `the checkpoint's tensors${tied}${cast}${split}${unknownQuant}`,
     input.quantization !== undefined,
   );
 }
