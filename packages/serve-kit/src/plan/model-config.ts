@@ -94,10 +94,7 @@ interface TextFields {
 function languageModelConfig(config: Record<string, unknown>, family: ArchitectureFamily): TextFields {
   const nested = family.textConfig === undefined ? undefined : config[family.textConfig];
   // Some families' older configs (Qwen2-VL) keep the language model's fields at the top.
-  const fields =
-    nested === undefined
-      ? config
-      : checkObject(nested, `config.json ${family.textConfig}`);
+  const fields = nested === undefined ? config : checkObject(nested, `config.json ${family.textConfig}`);
   const where = fields === config ? "config.json" : `config.json ${family.textConfig}`;
   const count = (key: string) => positiveInteger(fields[key], `${where} ${key}`);
   return {
@@ -220,7 +217,10 @@ function quantizationOf(raw: unknown): ModelShape["quantization"] {
 }
 
 /** The checkpoint's type: torch_dtype (or dtype), at the top or in the language model's config. */
-function dtypeOf(config: Record<string, unknown>, text: Record<string, unknown>): ModelShape["checkpointDtype"] {
+function dtypeOf(
+  config: Record<string, unknown>,
+  text: Record<string, unknown>,
+): ModelShape["checkpointDtype"] {
   const dtype = config.torch_dtype ?? config.dtype ?? text.torch_dtype ?? text.dtype ?? "float32";
   if (typeof dtype !== "string" || !(dtype in DTYPES)) {
     refuse("config.json torch_dtype", "must be float16, bfloat16 or float32", dtype);

@@ -25,7 +25,12 @@ describe("the architecture table: one entry per family", () => {
   it("gpt-oss-20b is planned: layer_types alternate a 128-token window and full attention", () => {
     const model = fixtureModel("gpt-oss-20b");
     const shape = shapeOf(model.config);
-    expect(shape.moe).toEqual({ experts: 32, activeExperts: 4, expertIntermediateSize: 2880, sharedExperts: 0 });
+    expect(shape.moe).toEqual({
+      experts: 32,
+      activeExperts: 4,
+      expertIntermediateSize: 2880,
+      sharedExperts: 0,
+    });
     expect(shape.quantization?.method).toBe("mxfp4");
     expect(shape.derivedMaxModelLen).toBe(4096 * 32);
     const groups = kvCacheGroups(layerKvSpecs(shape, 1, 2));
@@ -105,7 +110,9 @@ describe("the weights vLLM loads", () => {
   it("a tied checkpoint whose index lists no lm_head is counted whole", () => {
     const model = fixtureModel("qwen3-0.6b");
     const index = { metadata: { total_size: 1192099840 }, weight_map: {} };
-    expect(loadedCheckpointBytes({ ...model, safetensorsIndex: index }, shapeOf(model.config))).toBe(1192099840);
+    expect(loadedCheckpointBytes({ ...model, safetensorsIndex: index }, shapeOf(model.config))).toBe(
+      1192099840,
+    );
   });
 
   it("from the safetensors headers: the header's lm_head.weight is taken off when tied, kept when not", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ServeConfigError } from "../errors.js";
-import { fixtureModel as model, GIB, gpuNamed as gpu } from "../test/plan-fixtures.js";
+import { GIB, gpuNamed as gpu, fixtureModel as model } from "../test/plan-fixtures.js";
 import { findGpuModel, GPU_MODELS } from "./gpus.js";
 import { layerKvSpecs } from "./kv-cache-spec.js";
 import { kvCacheGroups, kvCapacity } from "./kv-capacity.js";

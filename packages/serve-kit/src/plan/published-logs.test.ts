@@ -7,11 +7,11 @@ import {
   PUBLISHED_LOGS,
   type PublishedLog,
 } from "../test/plan-fixtures.js";
-import { BLOCK_SIZE } from "./vllm-commit.js";
 import { layerKvSpecs } from "./kv-cache-spec.js";
 import { kvCapacity } from "./kv-capacity.js";
 import { parseModelConfig } from "./model-config.js";
 import { planServe } from "./plan-serve.js";
+import { BLOCK_SIZE } from "./vllm-commit.js";
 
 // The plan held to published vLLM start-up logs (fixtures/vllm-logs.json, each with its source): the
 // weights within 5% of vLLM's, the KV-cache memory within max(15%, 1.5 GiB), the tokens and concurrency

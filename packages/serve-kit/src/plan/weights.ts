@@ -54,7 +54,9 @@ export function weightMemory(input: WeightInput): PlanFigure {
       true,
     );
   }
-  const tied = shape.tiedEmbeddings ? " (the head tied to the embeddings counted once, as vLLM loads it)" : "";
+  const tied = shape.tiedEmbeddings
+    ? " (the head tied to the embeddings counted once, as vLLM loads it)"
+    : "";
   const cast =
     scale === 1
       ? ""

@@ -11,7 +11,8 @@ const FIXTURES = new URL("../plan/fixtures/", import.meta.url);
 
 export const GIB = 1024 ** 3;
 
-export const readFixture = (path: string): unknown => JSON.parse(readFileSync(new URL(path, FIXTURES), "utf8"));
+export const readFixture = (path: string): unknown =>
+  JSON.parse(readFileSync(new URL(path, FIXTURES), "utf8"));
 
 /** A fixture model's config.json and trimmed safetensors index. */
 export const fixtureModel = (name: string): PlanModel & { config: Record<string, unknown> } => ({
