@@ -3,6 +3,7 @@
 import { once } from "node:events";
 import { escapeForTerminal } from "@finetune-studio/internal";
 import { runCli } from "./run.js";
+import { ExitCode } from "./shared/exit-codes.js";
 
 let code: number;
 try {
@@ -17,7 +18,7 @@ try {
   // A bug, not bad input: one line, no stack trace. Every command has stopped what it started by now.
   const message = error instanceof Error ? error.message : String(error);
   process.stderr.write(`studio-serve: unexpected error: ${escapeForTerminal(message)}\n`);
-  code = 1;
+  code = ExitCode.Unexpected;
 }
 process.exitCode = code;
 // Everything is stopped and written: should a handle still be open, it must not keep us running.

@@ -8,6 +8,7 @@ import {
   checkPositiveInteger,
   refuse,
 } from "./internal/validate.js";
+import { vllmDefaultOf } from "./options/engine-options.js";
 
 export interface HaproxyConfigOptions {
   /** The vLLM instances, as `host:port` (`[::1]:8001` for IPv6). At least one. */
@@ -36,8 +37,8 @@ export interface HaproxyConfigOptions {
   runtimeSocket?: string;
 }
 
-/** The most sequences vLLM batches by default (1024 on GPUs of 70 GiB and more, 256 on others). */
-export const VLLM_MAX_NUM_SEQS_DEFAULT = 1024;
+/** The most sequences vLLM batches by default, on the largest GPUs (the engine-option table's default). */
+export const VLLM_MAX_NUM_SEQS_DEFAULT = vllmDefaultOf("maxNumSeqs") as number;
 /** The least the front door holds by default. */
 export const MIN_FRONT_CONNECTIONS = 4096;
 /** HAProxy's own ceiling for maxconn is far higher; past a million, a typo is likelier than a need. */

@@ -64,8 +64,14 @@ export {
   type EngineOptionValues,
   type FullEngineOptions,
   type LoraEngineOptions,
+  VLLM_BLOCK_SIZES,
   VLLM_DTYPES,
+  VLLM_QUANTIZATION_METHODS,
+  type VllmBlockSize,
+  type VllmDefault,
   type VllmDtype,
+  type VllmQuantizationMethod,
+  vllmDefaultOf,
 } from "./options/engine-options.js";
 export {
   findGpuModel,
@@ -76,6 +82,7 @@ export {
   type KvCacheGroup,
   type LayerKvSpec,
   type LoraMemory,
+  type PlanEnvironment,
   type PlanFigure,
   type PlanGpu,
   type PlanKvCache,

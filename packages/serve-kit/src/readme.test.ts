@@ -12,18 +12,7 @@ import {
   serveConfigFromRecommendations,
   VLLM_PLAN_COMMIT,
 } from "./index.js";
-import { layerKvSpecs } from "./plan/kv-cache-spec.js";
-import { kvCapacity } from "./plan/kv-capacity.js";
-import { parseModelConfig } from "./plan/model-config.js";
-import type { ServePlan } from "./plan/plan-serve.js";
-import type { PlanSettings } from "./plan/settings.js";
-import {
-  fixtureModel,
-  gpuNamed,
-  PLANNED_LOGS,
-  PUBLISHED_LOGS,
-  type PublishedLog,
-} from "./test/plan-fixtures.js";
+import { fixtureModel, gpuNamed, PLANNED_LOGS, PUBLISHED_LOGS } from "./test/plan-fixtures.js";
 
 // The README's examples are what the builders give: each documented input, built, appears in it.
 const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8")
@@ -122,23 +111,11 @@ function sourceLink(source: string): string {
   return `[${file[1]}](${url})`;
 }
 
-/**
- * The plan's tokens and concurrency at the log's --block-size: vLLM's page arithmetic on the memory the plan
- * leaves (the same kvCapacity the plan runs, given the block size the log set).
- */
-function plannedCapacity(log: PublishedLog, availableBytes: number, resolved: ServePlan["resolved"]) {
-  const shape = parseModelConfig(fixtureModel(log.model).config).shape;
-  if (!shape) throw new Error(`${log.model}: unknown architecture`);
-  const specs = layerKvSpecs(shape, log.gpus, 2, log.blockSize ?? 16);
-  const limits = { maxModelLen: resolved.maxModelLen, maxNumBatchedTokens: resolved.maxNumBatchedTokens };
-  return kvCapacity(specs, availableBytes, limits);
-}
-
 /** The README's row for a published log: the plan's figure, then vLLM's ("—" where it logged none). */
-function planVersusLogRow(log: PublishedLog & { settings: PlanSettings }): string {
+function planVersusLogRow(log: (typeof PLANNED_LOGS)[number]): string {
   const gpu = gpuNamed(log.gpu, log.gpus);
   const plan = planServe(fixtureModel(log.model), gpu, log.settings);
-  const capacity = plannedCapacity(log, plan.availableKvMemory.signedBytes, plan.resolved);
+  const capacity = { tokens: plan.kvCache?.tokens ?? 0, maxConcurrency: plan.kvCache?.maxConcurrency ?? 0 };
   const gib = (bytes: number) => (bytes / 1024 ** 3).toFixed(2);
   const logged = (value: number | undefined, format: (n: number) => string) =>
     value === undefined ? "—" : format(value);

@@ -27,6 +27,7 @@ export async function checkServeFits(
       await readLocalModel(model),
       gpu,
       planSettingsFrom(values, helpFor, parsed.kind === "lora"),
+      io.env,
     );
   } catch (error) {
     // A model the plan cannot read is vLLM's to judge; say why the check was skipped.

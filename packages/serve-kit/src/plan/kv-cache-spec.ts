@@ -2,7 +2,7 @@ import type { LayerAttention, ModelShape } from "./model-config.js";
 import { BLOCK_SIZE, cdiv } from "./vllm-commit.js";
 
 // One layer's KV cache as vLLM's kv_cache_interface.py describes it: FullAttentionSpec, SlidingWindowSpec,
-// MLAAttentionSpec. A page holds block_size tokens of one layer (--block-size; 16 on CUDA by default).
+// MLAAttentionSpec. A page holds --block-size tokens of one layer.
 
 export interface LayerKvSpec {
   kind: LayerAttention | "mla";
@@ -27,12 +27,6 @@ export function kvCacheDtypeBytes(kvCacheDtype: string, modelDtypeBytes: number)
   return modelDtypeBytes;
 }
 
-/** The page size vLLM takes: --block-size when given (the engine option `blockSize`), else CUDA's 16. */
-export function blockSizeOf(settings: object): number {
-  const given = (settings as { blockSize?: unknown }).blockSize;
-  return typeof given === "number" ? given : BLOCK_SIZE;
-}
-
 /**
  * Each layer's spec on one GPU. K and V heads split across tensor-parallel ranks (a rank keeps at least one:
  * vLLM replicates them when there are fewer heads than ranks); MLA's latent is one head, never split.
@@ -41,7 +35,7 @@ export function layerKvSpecs(
   shape: ModelShape,
   tensorParallelSize: number,
   elementBytes: number,
-  blockSize = BLOCK_SIZE,
+  blockSize: number = BLOCK_SIZE,
 ): LayerKvSpec[] {
   if (shape.mla) {
     const latent = shape.mla.kvLoraRank + shape.mla.qkRopeHeadDim;

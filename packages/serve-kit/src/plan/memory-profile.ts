@@ -11,17 +11,6 @@ import { GIB, MIB } from "./vllm-commit.js";
 /** nvidia-smi's memory.total minus what CUDA reports as total: 24576 MiB -> 23.58 GiB on an RTX 3090 (vllm#10517). */
 export const CUDA_RESERVED_ESTIMATE_BYTES = 430 * MIB;
 
-/** vLLM's defaults for the OpenAI server (EngineArgs.get_batch_defaults): larger on GPUs of 70 GiB or more, except A100s. */
-export function batchDefaults(
-  gpuBytes: number,
-  gpuName: string | undefined,
-): { maxNumBatchedTokens: number; maxNumSeqs: number } {
-  const large = gpuBytes >= 70 * GIB && !(gpuName ?? "").toLowerCase().includes("a100");
-  return large
-    ? { maxNumBatchedTokens: 8192, maxNumSeqs: 1024 }
-    : { maxNumBatchedTokens: 2048, maxNumSeqs: 256 };
-}
-
 export function cudaVisibleMemory(nvidiaSmiBytes: number): PlanFigure {
   return figure(
     nvidiaSmiBytes - CUDA_RESERVED_ESTIMATE_BYTES,

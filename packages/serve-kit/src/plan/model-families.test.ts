@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { fixtureModel, GIB, gpuNamed } from "../test/plan-fixtures.js";
 import { ARCHITECTURE_FAMILIES, KNOWN_ARCHITECTURES } from "./architectures.js";
-import { blockSizeOf, layerKvSpecs } from "./kv-cache-spec.js";
+import { layerKvSpecs } from "./kv-cache-spec.js";
 import { kvCacheGroups } from "./kv-capacity.js";
 import { activationPeak, forwardPassPeak, samplerPeak } from "./memory-profile.js";
 import { type ModelShape, parseModelConfig } from "./model-config.js";
@@ -152,13 +152,17 @@ describe("the start-up profile's activation peak", () => {
 });
 
 describe("the page size", () => {
-  it("takes --block-size (the engine option blockSize) and CUDA's 16 without it", () => {
-    expect(blockSizeOf({})).toBe(16);
-    expect(blockSizeOf({ blockSize: 128 })).toBe(128);
-    const shape = shapeOf(fixtureModel("qwen3-32b").config);
-    const [small] = layerKvSpecs(shape, 1, 2);
-    const [large] = layerKvSpecs(shape, 1, 2, 128);
-    expect(large?.pageBytes).toBe(8 * (small?.pageBytes ?? 0));
-    expect(large?.blockSize).toBe(128);
+  it("takes --block-size (the engine option blockSize), and CUDA's 16 without it", () => {
+    const model = fixtureModel("qwen3-32b");
+    const settings = { maxModelLen: 16000 };
+    const small = planServe(model, gpuNamed("H100"), settings);
+    const large = planServe(model, gpuNamed("H100"), { ...settings, blockSize: 128 });
+    expect(small.resolved.blockSize).toBe(16);
+    expect(large.kvCache?.groups[0]?.spec.pageBytes).toBe(
+      8 * (small.kvCache?.groups[0]?.spec.pageBytes ?? 0),
+    );
+    // The same memory in pages 8 times larger: whole pages of 128 tokens.
+    expect((large.kvCache?.tokens ?? 0) % 128).toBe(0);
+    expect(large.kvCache?.numBlocks).toBe(Math.floor((small.kvCache?.numBlocks ?? 0) / 8));
   });
 });

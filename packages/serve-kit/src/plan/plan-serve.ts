@@ -1,18 +1,14 @@
 import { checkObject, checkPositiveInteger, refuse } from "../internal/validate.js";
-import { figure, type PlanFigure } from "./estimate.js";
-import { blockSizeOf, kvBytesPerToken, kvCacheDtypeBytes, layerKvSpecs } from "./kv-cache-spec.js";
+import { fixedVllmDefault, vllmDefaultOf } from "../options/engine-options.js";
+import { figure, kvMemoryErrorMargin, type PlanFigure } from "./estimate.js";
+import { kvBytesPerToken, kvCacheDtypeBytes, layerKvSpecs } from "./kv-cache-spec.js";
 import { type KvCacheGroup, kvCapacity, largestFittingModelLen } from "./kv-capacity.js";
 import { type LoraMemory, loraMemory } from "./lora.js";
-import {
-  batchDefaults,
-  cudaGraphMemory,
-  cudaVisibleMemory,
-  memoryProfile,
-  requestedMemory,
-} from "./memory-profile.js";
-import { dtypeBytes, type ModelShape, parseModelConfig } from "./model-config.js";
+import { cudaGraphMemory, cudaVisibleMemory, memoryProfile, requestedMemory } from "./memory-profile.js";
+import { dtypeBytes, KNOWN_ARCHITECTURES, type ModelShape, parseModelConfig } from "./model-config.js";
 import { loadedCheckpointBytes, type PlanModel } from "./model-files.js";
 import { type CheckedPlanSettings, checkPlanSettings, type PlanSettings } from "./settings.js";
+import { checkStartup } from "./startup-rules.js";
 import { decideVerdict, type FitTry, type PlanVerdict } from "./verdict.js";
 import { VLLM_PLAN_COMMIT } from "./vllm-commit.js";
 import { weightMemory } from "./weights.js";
@@ -23,6 +19,8 @@ export interface PlanGpu {
   memoryBytes: number;
   /** GPUs available (defaults to the tensor-parallel size). */
   count?: number;
+  /** CUDA compute capability, such as 7.5 (`GPU_MODELS` has it): bfloat16 needs 8.0. Unchecked when absent. */
+  computeCapability?: number;
 }
 
 /** The KV cache as vLLM will lay it out on each GPU. */
@@ -54,6 +52,7 @@ export interface ServePlan {
     kvCacheDtype: string;
     maxNumSeqs: number;
     maxNumBatchedTokens: number;
+    blockSize: number;
   };
   cudaVisibleMemory: PlanFigure;
   requestedMemory: PlanFigure;
@@ -73,41 +72,70 @@ export interface ServePlan {
   verdict: PlanVerdict;
 }
 
+/** Sizes vLLM is often run at, tried past the GPUs given to say how many would be needed. */
 const TENSOR_PARALLEL_TRIES = [2, 4, 8];
+
+/** The environment variables of vLLM's that change a start-up rule (vllm/envs.py). */
+export interface PlanEnvironment {
+  /** "1" or "true": vLLM warns instead of refusing a max_model_len above the model's own. */
+  VLLM_ALLOW_LONG_MAX_MODEL_LEN?: string | undefined;
+}
 
 /**
  * Will this model, on this GPU, with these vLLM settings, start and hold a request of max_model_len?
- * Pure: it takes the parsed files and reads nothing. Every figure says which vLLM log line it predicts.
+ * Pure: it takes the parsed files and reads nothing. Every figure says which vLLM log line it predicts, and
+ * the verdict refuses what vLLM's start-up checks refuse.
  */
-export function planServe(model: PlanModel, gpu: PlanGpu, rawSettings: PlanSettings = {}): ServePlan {
+export function planServe(
+  model: PlanModel,
+  gpu: PlanGpu,
+  rawSettings: PlanSettings = {},
+  environment: PlanEnvironment = {},
+): ServePlan {
   checkObject(model, "model");
   const settings = checkPlanSettings(rawSettings);
   const parsed = parseModelConfig(model.config);
   const weightsBytes = loadedCheckpointBytes(model, parsed.shape);
   const memoryBytes = checkGpuMemory(gpu);
-  const tp = settings.tensorParallelSize ?? 1;
+  const computeCapability = checkComputeCapability(gpu.computeCapability);
+  const tp = settings.tensorParallelSize ?? fixedVllmDefault("tensorParallelSize");
   const count = gpu.count === undefined ? tp : checkPositiveInteger(gpu.count, "gpu.count");
   if (tp > count) refuse("tensorParallelSize", `must not exceed the GPUs given (${count})`, tp);
-  if (!parsed.shape)
-    return unknownArchitecturePlan(
-      parsed.unknownArchitecture,
-      weightsBytes,
-      memoryBytes,
-      gpu,
-      count,
-      settings,
-    );
   const shape = parsed.shape;
   const attempt = (tensorParallelSize: number) =>
-    profile(shape, weightsBytes, memoryBytes, gpu.name, tensorParallelSize, settings);
+    shape
+      ? profile(shape, weightsBytes, memoryBytes, gpu.name, tensorParallelSize, settings)
+      : weightsOnlyProfile(
+          parsed.unknownArchitecture,
+          weightsBytes,
+          memoryBytes,
+          gpu.name,
+          tensorParallelSize,
+          settings,
+        );
   const current = attempt(tp);
-  const larger = TENSOR_PARALLEL_TRIES.filter((n) => n > tp && shape.attentionHeads % n === 0).map(
-    (n) => attempt(n).fit,
-  );
+  const heads = shape?.attentionHeads;
+  const larger = [
+    ...new Set([...Array.from({ length: Math.min(count, 64) }, (_, i) => i + 1), ...TENSOR_PARALLEL_TRIES]),
+  ]
+    .filter((n) => n > tp && (heads === undefined || heads % n === 0))
+    .sort((a, b) => a - b)
+    .map((n) => attempt(n).fit);
+  const startup = checkStartup({
+    config: model.config as Record<string, unknown>,
+    derivedMaxModelLen: shape?.derivedMaxModelLen ?? null,
+    settings,
+    tensorParallelSize: tp,
+    gpu: { name: gpu.name ?? null, computeCapability },
+    allowLongMaxModelLen: ["1", "true"].includes(
+      (environment.VLLM_ALLOW_LONG_MAX_MODEL_LEN ?? "0").trim().toLowerCase(),
+    ),
+  });
   return {
     ...current.plan,
     gpu: { name: gpu.name ?? null, memoryBytes, count },
-    verdict: decideVerdict(current.fit, larger, count),
+    notes: [...startup.notes, ...current.plan.notes],
+    verdict: decideVerdict({ refusals: startup.refusals, current: current.fit, larger, gpus: count }),
   };
 }
 
@@ -118,6 +146,14 @@ function checkGpuMemory(gpu: PlanGpu): number {
     refuse("gpu.memoryBytes", "must be a whole number of bytes, at least 1 GiB", bytes);
   }
   return bytes;
+}
+
+function checkComputeCapability(value: unknown): number | null {
+  if (value === undefined) return null;
+  if (typeof value !== "number" || !(value >= 1 && value < 100)) {
+    refuse("gpu.computeCapability", "must be the CUDA compute capability as a number, such as 8.9", value);
+  }
+  return value;
 }
 
 /** The served type's bytes: `auto` takes the checkpoint's, except float32, which vLLM serves in 16 bits. */
@@ -137,12 +173,17 @@ function profile(
   tp: number,
   settings: CheckedPlanSettings,
 ): { plan: Omit<ServePlan, "gpu" | "verdict">; fit: FitTry } {
-  const resolved = resolveSettings(shape, memoryBytes, gpuName, tp, settings);
+  const resolved = resolveSettings(settings, memoryBytes, gpuName, shape.derivedMaxModelLen, tp);
   const elementBytes = servedDtypeBytes(shape, settings.dtype);
   const { weights, lora } = servedWeights(shape, weightsBytes, tp, elementBytes, settings);
   const memory = memoryProfile({ shape, weights, memoryBytes, elementBytes, ...resolved });
   const available = memory.availableKvMemory.signedBytes;
-  const kvCache = kvCachePlan(shape, resolved, elementBytes, available, blockSizeOf(settings));
+  const { kvCache, suggestedMaxModelLen, marginBytes } = kvCachePlan(
+    shape,
+    resolved,
+    elementBytes,
+    available,
+  );
   const cudaGraph = cudaGraphMemory(settings.enforceEager === true);
   return {
     plan: {
@@ -162,27 +203,10 @@ function profile(
       availableKvBytes: available,
       bytesPerFullRequest: kvCache.bytesPerFullRequest,
       largestFittingModelLen: kvCache.largestFittingModelLen,
+      suggestedMaxModelLen,
+      marginBytes,
       maxModelLen: resolved.maxModelLen,
     },
-  };
-}
-
-/** The settings as vLLM takes them: each default vLLM's. */
-function resolveSettings(
-  shape: ModelShape,
-  memoryBytes: number,
-  gpuName: string | undefined,
-  tp: number,
-  settings: CheckedPlanSettings,
-): ServePlan["resolved"] {
-  const defaults = batchDefaults(memoryBytes, gpuName);
-  return {
-    gpuMemoryUtilization: settings.gpuMemoryUtilization ?? 0.9,
-    maxModelLen: settings.maxModelLen ?? shape.derivedMaxModelLen,
-    tensorParallelSize: tp,
-    kvCacheDtype: settings.kvCacheDtype ?? "auto",
-    maxNumSeqs: settings.maxNumSeqs ?? defaults.maxNumSeqs,
-    maxNumBatchedTokens: settings.maxNumBatchedTokens ?? defaults.maxNumBatchedTokens,
   };
 }
 
@@ -198,9 +222,10 @@ function servedWeights(
     ? loraMemory(
         shape,
         {
-          maxLoras: settings.maxLoras ?? 1,
-          maxLoraRank: settings.maxLoraRank ?? 16,
-          maxCpuLoras: settings.maxCpuLoras ?? settings.maxLoras ?? 1,
+          maxLoras: settings.maxLoras ?? fixedVllmDefault("maxLoras"),
+          maxLoraRank: settings.maxLoraRank ?? fixedVllmDefault("maxLoraRank"),
+          // vLLM's max_cpu_loras defaults to max_loras.
+          maxCpuLoras: settings.maxCpuLoras ?? settings.maxLoras ?? fixedVllmDefault("maxLoras"),
         },
         tp,
         elementBytes,
@@ -224,13 +249,14 @@ function kvCachePlan(
   resolved: ServePlan["resolved"],
   elementBytes: number,
   availableBytes: number,
-  blockSize: number,
-): PlanKvCache {
+): { kvCache: PlanKvCache; suggestedMaxModelLen: number; marginBytes: number } {
   const kvBytes = kvCacheDtypeBytes(resolved.kvCacheDtype, elementBytes);
-  const specs = layerKvSpecs(shape, resolved.tensorParallelSize, kvBytes, blockSize);
+  const specs = layerKvSpecs(shape, resolved.tensorParallelSize, kvBytes, resolved.blockSize);
   const limits = { maxModelLen: resolved.maxModelLen, maxNumBatchedTokens: resolved.maxNumBatchedTokens };
   const capacity = kvCapacity(specs, availableBytes, limits);
-  return {
+  // A suggested max_model_len leaves the plan's own error margin free (estimate.ts).
+  const marginBytes = kvMemoryErrorMargin(availableBytes);
+  const kvCache = {
     bytesPerToken: kvBytesPerToken(specs),
     groups: capacity.groups,
     numBlocks: capacity.numBlocks,
@@ -238,6 +264,11 @@ function kvCachePlan(
     maxConcurrency: capacity.maxConcurrency,
     bytesPerFullRequest: capacity.bytesPerFullRequest,
     largestFittingModelLen: largestFittingModelLen(specs, Math.max(0, availableBytes), limits),
+  };
+  return {
+    kvCache,
+    suggestedMaxModelLen: largestFittingModelLen(specs, Math.max(0, availableBytes - marginBytes), limits),
+    marginBytes,
   };
 }
 
@@ -251,73 +282,89 @@ function headroomNotes(visibleBytes: number, utilization: number, graphBytes: nu
   ];
 }
 
-function unknownArchitecturePlan(
+/**
+ * An architecture the plan cannot lay out: the weights from the checkpoint's size and an upper bound on the
+ * KV memory (the profile's other parts are unknown); the verdict reads it as it reads any try.
+ */
+function weightsOnlyProfile(
   architecture: string,
   weightsBytes: number,
   memoryBytes: number,
-  gpu: PlanGpu,
-  count: number,
+  gpuName: string | undefined,
+  tp: number,
   settings: CheckedPlanSettings,
-): ServePlan {
-  const tp = settings.tensorParallelSize ?? 1;
-  const utilization = settings.gpuMemoryUtilization ?? 0.9;
+): { plan: Omit<ServePlan, "gpu" | "verdict">; fit: FitTry } {
+  const resolved = resolveSettings(settings, memoryBytes, gpuName, null, tp);
   const visible = cudaVisibleMemory(memoryBytes);
-  const requested = requestedMemory(visible, utilization);
+  const requested = requestedMemory(visible, resolved.gpuMemoryUtilization);
   const weights = figure(
     weightsBytes / tp,
     "Model loading took X GiB",
     `the checkpoint's tensors as stored${tp > 1 ? `, split across ${tp} GPUs` : ""}`,
     true,
   );
-  const unknown = (predicts: string) => ({
-    ...figure(0, predicts, `not estimated: ${architecture} is not an architecture the plan knows`, true),
-  });
+  const unknown = (predicts: string) =>
+    figure(0, predicts, `not estimated: ${architecture} is not an architecture the plan knows`, true);
   const signed = requested.bytes - weights.bytes;
-  const defaults = batchDefaults(memoryBytes, gpu.name);
-  const fits = signed > 0;
   return {
-    vllmCommit: VLLM_PLAN_COMMIT,
-    architecture,
-    gpu: { name: gpu.name ?? null, memoryBytes, count },
-    resolved: {
-      gpuMemoryUtilization: utilization,
-      maxModelLen: settings.maxModelLen ?? 0,
+    plan: {
+      vllmCommit: VLLM_PLAN_COMMIT,
+      architecture,
+      resolved,
+      cudaVisibleMemory: visible,
+      requestedMemory: requested,
+      weights,
+      lora: null,
+      activationPeak: unknown("Memory profiling: torch peak increase"),
+      nonTorchMemory: unknown("Memory profiling: non-torch increase"),
+      cudaGraphMemory: unknown("Graph capturing finished in S secs, took X GiB"),
+      availableKvMemory: {
+        ...figure(
+          signed,
+          "Available KV cache memory: X GiB",
+          "requested memory − weights only: the profile's other parts are unknown for this architecture, so this is an upper bound",
+          true,
+        ),
+        signedBytes: signed,
+      },
+      kvCache: null,
+      cannotGive: [
+        `${architecture} is not an architecture the plan knows (it knows ${KNOWN_ARCHITECTURES.join(", ")}): it cannot give the activation peak, "Available KV cache memory", "GPU KV cache size" or "Maximum concurrency"; the weights come from the checkpoint's size`,
+      ],
+      notes: [],
+    },
+    fit: {
       tensorParallelSize: tp,
-      kvCacheDtype: settings.kvCacheDtype ?? "auto",
-      maxNumSeqs: settings.maxNumSeqs ?? defaults.maxNumSeqs,
-      maxNumBatchedTokens: settings.maxNumBatchedTokens ?? defaults.maxNumBatchedTokens,
+      availableKvBytes: signed,
+      bytesPerFullRequest: null,
+      largestFittingModelLen: null,
+      suggestedMaxModelLen: null,
+      marginBytes: kvMemoryErrorMargin(signed),
+      maxModelLen: resolved.maxModelLen,
     },
-    cudaVisibleMemory: visible,
-    requestedMemory: requested,
-    weights,
-    lora: null,
-    activationPeak: unknown("Memory profiling: torch peak increase"),
-    nonTorchMemory: unknown("Memory profiling: non-torch increase"),
-    cudaGraphMemory: unknown("Graph capturing finished in S secs, took X GiB"),
-    availableKvMemory: {
-      ...figure(
-        signed,
-        "Available KV cache memory: X GiB",
-        "requested memory − weights only: the profile's other parts are unknown for this architecture, so this is an upper bound",
-        true,
-      ),
-      signedBytes: signed,
-    },
-    kvCache: null,
-    cannotGive: [
-      `${architecture} is not an architecture the plan knows (${"known: see KNOWN_ARCHITECTURES"}): it cannot give the activation peak, "Available KV cache memory", "GPU KV cache size" or "Maximum concurrency"; the weights come from the checkpoint's size`,
-    ],
-    notes: [],
-    verdict: fits
-      ? {
-          kind: "unknown",
-          summary: `the weights fit (${architecture}); whether the KV cache holds a request is unknown for this architecture`,
-          flags: [],
-        }
-      : {
-          kind: "does-not-fit",
-          summary: `does not fit: the weights alone exceed gpu_memory_utilization × the GPU's memory${tp < 8 ? "; try a larger --tensor-parallel-size" : ""}`,
-          flags: [],
-        },
+  };
+}
+
+/**
+ * The settings as vLLM takes them: each one not given gets vLLM's default from the engine-option table
+ * (`vllmDefault`); max_model_len the model's own (0 when the plan cannot derive it).
+ */
+function resolveSettings(
+  settings: CheckedPlanSettings,
+  memoryBytes: number,
+  gpuName: string | undefined,
+  derivedMaxModelLen: number | null,
+  tp: number,
+): ServePlan["resolved"] {
+  const gpu = { memoryBytes, name: gpuName };
+  return {
+    gpuMemoryUtilization: settings.gpuMemoryUtilization ?? fixedVllmDefault("gpuMemoryUtilization"),
+    maxModelLen: settings.maxModelLen ?? derivedMaxModelLen ?? 0,
+    tensorParallelSize: tp,
+    kvCacheDtype: settings.kvCacheDtype ?? fixedVllmDefault("kvCacheDtype"),
+    maxNumSeqs: settings.maxNumSeqs ?? (vllmDefaultOf("maxNumSeqs", gpu) as number),
+    maxNumBatchedTokens:
+      settings.maxNumBatchedTokens ?? (vllmDefaultOf("maxNumBatchedTokens", gpu) as number),
+    blockSize: settings.blockSize ?? fixedVllmDefault("blockSize"),
   };
 }

@@ -87,15 +87,21 @@ describe("the verdict", () => {
     expect(plan.resolved.maxModelLen).toBe(131072);
   });
 
-  it("fits only with a shorter max_model_len: Llama 3.1 8B on an L4, with vLLM's own estimate of the length", () => {
+  it("fits only with a shorter max_model_len: Llama 3.1 8B on an L4, leaving the plan's error margin free", () => {
     const plan = planServe(model("llama-3.1-8b-instruct"), gpu("L4"));
     expect(plan.verdict.kind).toBe("fits-with-max-model-len");
     if (plan.verdict.kind !== "fits-with-max-model-len") return;
     const len = plan.verdict.maxModelLen;
     expect(plan.verdict.flags).toEqual(["--max-model-len", String(len)]);
+    // vLLM's own estimate fills the KV memory to the last block; the suggestion keeps max(15%, 1.5 GiB) free.
+    const vllmEstimate = plan.kvCache?.largestFittingModelLen ?? 0;
+    expect(len).toBeLessThan(vllmEstimate);
+    expect(plan.verdict.summary).toContain(`vLLM's own estimate is ${vllmEstimate}`);
     const again = planServe(model("llama-3.1-8b-instruct"), gpu("L4"), { maxModelLen: len });
     expect(again.verdict.kind).toBe("fits");
-    const over = planServe(model("llama-3.1-8b-instruct"), gpu("L4"), { maxModelLen: len + 16 });
+    const left = again.availableKvMemory.signedBytes - (again.kvCache?.bytesPerFullRequest ?? 0);
+    expect(left).toBeGreaterThanOrEqual(1.5 * GIB);
+    const over = planServe(model("llama-3.1-8b-instruct"), gpu("L4"), { maxModelLen: vllmEstimate + 16 });
     expect(over.verdict.kind).not.toBe("fits");
   });
 

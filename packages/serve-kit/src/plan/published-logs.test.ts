@@ -63,7 +63,9 @@ describe("the plan against published vLLM start-up logs", () => {
     "%s: the logged KV memory gives the logged tokens and concurrency, at the logged block size",
     (_, log) => {
       const plan = planOf(log);
-      const blockSize = log.blockSize ?? BLOCK_SIZE;
+      const blockSize = log.settings.blockSize ?? BLOCK_SIZE;
+      // The plan lays its own pages out at the logged size.
+      expect(plan.resolved.blockSize).toBe(blockSize);
       const specs = layerKvSpecs(shapeOf(log.model), log.gpus, 2, blockSize);
       const limits = {
         maxModelLen: plan.resolved.maxModelLen,

@@ -35,8 +35,6 @@ export interface PublishedLog {
   flags: string;
   /** The flags as plan settings, or null for a setup the plan does not model (pipeline parallel). */
   settings: PlanSettings | null;
-  /** --block-size when the log set it (vLLM's CUDA default is 16). */
-  blockSize?: number;
   /** What vLLM did: started, or refused to start. */
   outcome?: "started" | "refused";
   logged: {
