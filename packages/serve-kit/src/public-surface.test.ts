@@ -60,6 +60,7 @@ describe("the public surface", () => {
       "prometheusConfig",
       "prometheusRules",
       "safetensorsHeaderBytes",
+      "safetensorsLmHeadBytes",
       "serveConfigFromRecommendations",
       "summarizeVllmMetrics",
       "timePerOutputToken",
