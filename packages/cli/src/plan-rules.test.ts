@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -149,6 +149,28 @@ describe("exit codes a script can trust: a verdict never shares one with an erro
     );
     expect(many.code).toBe(2);
     expect(many.stderr).toMatch(/--tensor-parallel-size: 4 is more than the 2 GPUs available; give --gpus 4/);
+  });
+
+  it("command's fit check names a setting by its flag when it skips", async () => {
+    const smi = mkdtempSync(join(tmpdir(), "plan-rules-smi-"));
+    try {
+      // An nvidia-smi stand-in reporting two L4s: the fit check plans for the GPUs it lists.
+      writeFileSync(
+        join(smi, "nvidia-smi"),
+        "#!/bin/sh\necho 'NVIDIA L4, 23034'\necho 'NVIDIA L4, 23034'\n",
+        {
+          mode: 0o755,
+        },
+      );
+      const { stderr } = await runCapture(["command", "full", LLAMA, "--tensor-parallel-size", "4"], {
+        PATH: smi,
+      });
+      expect(stderr).toMatch(
+        /fit check skipped: --tensor-parallel-size: must not exceed the GPUs available \(2\)/,
+      );
+    } finally {
+      rmSync(smi, { recursive: true, force: true });
+    }
   });
 
   it("plan --help lists them", async () => {

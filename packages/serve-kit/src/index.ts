@@ -64,14 +64,11 @@ export {
   type EngineOptionValues,
   type FullEngineOptions,
   type LoraEngineOptions,
-  VLLM_BLOCK_SIZES,
   VLLM_DTYPES,
-  VLLM_QUANTIZATION_METHODS,
   type VllmBlockSize,
   type VllmDefault,
   type VllmDtype,
   type VllmQuantizationMethod,
-  vllmDefaultOf,
 } from "./options/engine-options.js";
 export {
   findGpuModel,

@@ -1,6 +1,6 @@
 import { planServe, ServeConfigError } from "@finetune-studio/serve-kit";
 import type { CliIo } from "../shared/io.js";
-import { type ParsedServeArgs, servedModelOf } from "../shared/serve-args.js";
+import { cliField, type ParsedServeArgs, servedModelOf } from "../shared/serve-args.js";
 import { isLocalModel, readLocalModel } from "./local-reader.js";
 import { planSettingsFrom, resolvePlanGpu } from "./plan-input.js";
 
@@ -31,7 +31,13 @@ export async function checkServeFits(
     );
   } catch (error) {
     // A model the plan cannot read is vLLM's to judge; say why the check was skipped.
-    const why = error instanceof ServeConfigError || error instanceof Error ? error.message : String(error);
+    // In the flags' words: the plan names its settings by their field (tensorParallelSize: --tensor-parallel-size).
+    const why =
+      error instanceof ServeConfigError
+        ? `${cliField(error.field)}: ${error.rule} (given ${error.given})`
+        : error instanceof Error
+          ? error.message
+          : String(error);
     io.err(`studio-serve: fit check skipped: ${why}\n`);
     return true;
   }

@@ -8,7 +8,7 @@ import { cudaGraphMemory, cudaVisibleMemory, memoryProfile, requestedMemory } fr
 import { dtypeBytes, KNOWN_ARCHITECTURES, type ModelShape, parseModelConfig } from "./model-config.js";
 import { loadedCheckpointBytes, type PlanModel } from "./model-files.js";
 import { type CheckedPlanSettings, checkPlanSettings, type PlanSettings } from "./settings.js";
-import { checkStartup } from "./startup-rules.js";
+import { attentionHeadsOf, checkStartup } from "./startup-rules.js";
 import { decideVerdict, type FitTry, type PlanVerdict } from "./verdict.js";
 import { VLLM_PLAN_COMMIT } from "./vllm-commit.js";
 import { weightMemory } from "./weights.js";
@@ -100,7 +100,7 @@ export function planServe(
   const computeCapability = checkComputeCapability(gpu.computeCapability);
   const tp = settings.tensorParallelSize ?? fixedVllmDefault("tensorParallelSize");
   const count = gpu.count === undefined ? tp : checkPositiveInteger(gpu.count, "gpu.count");
-  if (tp > count) refuse("tensorParallelSize", `must not exceed the GPUs given (${count})`, tp);
+  if (tp > count) refuse("tensorParallelSize", `must not exceed the GPUs available (${count})`, tp);
   const shape = parsed.shape;
   const attempt = (tensorParallelSize: number) =>
     shape
@@ -114,22 +114,15 @@ export function planServe(
           settings,
         );
   const current = attempt(tp);
-  const heads = shape?.attentionHeads;
-  const larger = [
-    ...new Set([...Array.from({ length: Math.min(count, 64) }, (_, i) => i + 1), ...TENSOR_PARALLEL_TRIES]),
-  ]
-    .filter((n) => n > tp && (heads === undefined || heads % n === 0))
-    .sort((a, b) => a - b)
-    .map((n) => attempt(n).fit);
+  const config = model.config as Record<string, unknown>;
+  const larger = largerTensorParallelSizes(tp, count, attentionHeadsOf(config)).map((n) => attempt(n).fit);
   const startup = checkStartup({
-    config: model.config as Record<string, unknown>,
+    config,
     derivedMaxModelLen: shape?.derivedMaxModelLen ?? null,
     settings,
     tensorParallelSize: tp,
     gpu: { name: gpu.name ?? null, computeCapability },
-    allowLongMaxModelLen: ["1", "true"].includes(
-      (environment.VLLM_ALLOW_LONG_MAX_MODEL_LEN ?? "0").trim().toLowerCase(),
-    ),
+    allowLongMaxModelLen: allowsLongMaxModelLen(environment),
   });
   return {
     ...current.plan,
@@ -137,6 +130,26 @@ export function planServe(
     notes: [...startup.notes, ...current.plan.notes],
     verdict: decideVerdict({ refusals: startup.refusals, current: current.fit, larger, gpus: count }),
   };
+}
+
+/** Sizes above `tp` that vLLM would take for the model (they divide its heads): every one up to the GPUs given, then the usual ones. */
+function largerTensorParallelSizes(tp: number, gpus: number, heads: number | null): number[] {
+  const onGpusGiven = Array.from({ length: Math.min(gpus, 64) }, (_, i) => i + 1);
+  return [...new Set([...onGpusGiven, ...TENSOR_PARALLEL_TRIES])]
+    .filter((n) => n > tp && (heads === null || heads % n === 0))
+    .sort((a, b) => a - b);
+}
+
+/** vllm/envs.py: VLLM_ALLOW_LONG_MAX_MODEL_LEN is on when it reads "1" or "true", trimmed, in any case. */
+function allowsLongMaxModelLen(environment: PlanEnvironment): boolean {
+  const value = checkObject(environment, "environment").VLLM_ALLOW_LONG_MAX_MODEL_LEN;
+  if (value !== undefined && typeof value !== "string")
+    refuse(
+      "environment.VLLM_ALLOW_LONG_MAX_MODEL_LEN",
+      "must be a string, as an environment variable is",
+      value,
+    );
+  return ["1", "true"].includes((value ?? "0").trim().toLowerCase());
 }
 
 function checkGpuMemory(gpu: PlanGpu): number {

@@ -214,7 +214,7 @@ describe("bad input is refused, naming the field, the rule and what was given", 
       "more GPUs split than given",
       model("llama-2-7b-hf"),
       { tensorParallelSize: 2 },
-      /tensorParallelSize: must not exceed the GPUs given \(1\)/,
+      /tensorParallelSize: must not exceed the GPUs available \(1\)/,
     ],
     [
       "a CPU cache smaller than the GPU slots",

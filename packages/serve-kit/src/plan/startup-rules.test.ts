@@ -68,6 +68,9 @@ describe("max_model_len within the model's own (_get_and_verify_max_len)", () =>
     }
     const off = planServe(LLAMA, gpu("H200", 8), settings, { VLLM_ALLOW_LONG_MAX_MODEL_LEN: "0" });
     expect(off.verdict.kind).toBe("refused");
+    expect(() =>
+      planServe(LLAMA, gpu("H200", 8), settings, { VLLM_ALLOW_LONG_MAX_MODEL_LEN: 1 as unknown as string }),
+    ).toThrow(expect.objectContaining({ field: "environment.VLLM_ALLOW_LONG_MAX_MODEL_LEN" }));
   });
 });
 

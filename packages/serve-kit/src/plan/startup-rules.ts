@@ -65,10 +65,16 @@ function textConfig(config: Record<string, unknown>): Record<string, unknown> {
   return isRecord(config.text_config) ? config.text_config : config;
 }
 
+/** The text model's num_attention_heads, as vLLM reads it for tensor parallelism; null when absent or not a count. */
+export function attentionHeadsOf(config: Record<string, unknown>): number | null {
+  const heads = textConfig(config).num_attention_heads;
+  return typeof heads === "number" && Number.isInteger(heads) && heads >= 1 ? heads : null;
+}
+
 /** ModelConfig.verify_with_parallel_config: the attention heads must divide by the tensor-parallel size. */
 function tensorParallelDividesHeads({ config, tensorParallelSize: tp }: StartupFacts): Found {
-  const heads = textConfig(config).num_attention_heads;
-  if (typeof heads !== "number" || !Number.isInteger(heads) || heads < 1 || heads % tp === 0) return null;
+  const heads = attentionHeadsOf(config);
+  if (heads === null || heads % tp === 0) return null;
   const divisors = Array.from({ length: Math.min(heads, 64) }, (_, i) => i + 1).filter(
     (n) => heads % n === 0,
   );
