@@ -95,6 +95,7 @@ export {
   planServe,
   type ServePlan,
   safetensorsHeaderBytes,
+  safetensorsLmHeadBytes,
   VLLM_PLAN_COMMIT,
 } from "./plan/index.js";
 export {

@@ -63,6 +63,7 @@ describe("the public surface", () => {
       "prometheusConfig",
       "prometheusRules",
       "safetensorsHeaderBytes",
+      "safetensorsLmHeadBytes",
       "serveConfigFromRecommendations",
       "summarizeVllmMetrics",
       "timePerOutputToken",

@@ -1,6 +1,6 @@
 import { open, readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { type PlanModel, safetensorsHeaderBytes } from "@finetune-studio/serve-kit";
+import { type PlanModel, safetensorsHeaderBytes, safetensorsLmHeadBytes } from "@finetune-studio/serve-kit";
 import { headerLength } from "./safetensors-header.js";
 
 const MAX_JSON_BYTES = 32 * 1024 * 1024;
@@ -27,8 +27,15 @@ export async function readLocalModel(dir: string): Promise<PlanModel> {
   if (files.length === 0)
     throw new Error(`${dir}: holds neither model.safetensors.index.json nor *.safetensors files`);
   let weightsBytes = 0;
-  for (const file of files) weightsBytes += await safetensorsFileBytes(join(dir, file));
-  return { config, weightsBytes };
+  // An lm_head.weight stored beside tied embeddings is one vLLM does not load: the plan takes it off.
+  let lmHeadBytes = 0;
+  for (const file of files) {
+    const path = join(dir, file);
+    const header = await safetensorsHeader(path);
+    weightsBytes += safetensorsHeaderBytes(header, path);
+    lmHeadBytes += safetensorsLmHeadBytes(header, path);
+  }
+  return { config, weightsBytes, lmHeadBytes };
 }
 
 async function readJson(path: string): Promise<unknown> {
@@ -42,7 +49,7 @@ async function readJson(path: string): Promise<unknown> {
   }
 }
 
-async function safetensorsFileBytes(path: string): Promise<number> {
+async function safetensorsHeader(path: string): Promise<unknown> {
   const handle = await open(path, "r");
   try {
     const first = new Uint8Array(8);
@@ -50,7 +57,7 @@ async function safetensorsFileBytes(path: string): Promise<number> {
     const length = headerLength(first, path);
     const header = new Uint8Array(length);
     await handle.read(header, 0, length, 8);
-    return safetensorsHeaderBytes(JSON.parse(new TextDecoder().decode(header)), path);
+    return JSON.parse(new TextDecoder().decode(header));
   } finally {
     await handle.close();
   }

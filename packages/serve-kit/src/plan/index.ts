@@ -4,7 +4,7 @@ export type { LayerKvSpec } from "./kv-cache-spec.js";
 export type { KvCacheGroup } from "./kv-capacity.js";
 export type { LoraMemory } from "./lora.js";
 export { KNOWN_ARCHITECTURES } from "./model-config.js";
-export { type PlanModel, safetensorsHeaderBytes } from "./model-files.js";
+export { type PlanModel, safetensorsHeaderBytes, safetensorsLmHeadBytes } from "./model-files.js";
 export {
   type PlanEnvironment,
   type PlanGpu,

@@ -4,15 +4,9 @@ import { figure, kvMemoryErrorMargin, type PlanFigure } from "./estimate.js";
 import { kvBytesPerToken, kvCacheDtypeBytes, layerKvSpecs } from "./kv-cache-spec.js";
 import { type KvCacheGroup, kvCapacity, largestFittingModelLen } from "./kv-capacity.js";
 import { type LoraMemory, loraMemory } from "./lora.js";
-import {
-  activationPeak,
-  cudaGraphMemory,
-  cudaVisibleMemory,
-  nonTorchMemory,
-  requestedMemory,
-} from "./memory-profile.js";
+import { cudaGraphMemory, cudaVisibleMemory, memoryProfile, requestedMemory } from "./memory-profile.js";
 import { KNOWN_ARCHITECTURES, type ModelShape, parseModelConfig } from "./model-config.js";
-import { checkpointBytes, type PlanModel } from "./model-files.js";
+import { loadedCheckpointBytes, type PlanModel } from "./model-files.js";
 import { type CheckedPlanSettings, checkPlanSettings, type PlanSettings } from "./settings.js";
 import { attentionHeadsOf, checkStartup, type ServedDtype, servedDtype } from "./startup-rules.js";
 import { decideVerdict, type FitTry, type PlanVerdict } from "./verdict.js";
@@ -101,7 +95,7 @@ export function planServe(
   checkObject(model, "model");
   const settings = checkPlanSettings(rawSettings);
   const parsed = parseModelConfig(model.config);
-  const weightsBytes = checkpointBytes(model);
+  const weightsBytes = loadedCheckpointBytes(model, parsed.shape);
   const memoryBytes = checkGpuMemory(gpu);
   const computeCapability = checkComputeCapability(gpu.computeCapability);
   const tp = settings.tensorParallelSize ?? fixedVllmDefault("tensorParallelSize");
@@ -109,16 +103,18 @@ export function planServe(
   if (tp > count) refuse("tensorParallelSize", `must not exceed the GPUs available (${count})`, tp);
   const shape = parsed.shape;
   const config = model.config as Record<string, unknown>;
-  const sizing: Sizing = {
-    weightsBytes,
-    gpu: { memoryBytes, name: gpu.name },
-    settings,
-    elementBytes: DTYPE_BYTES[servedDtype(config, settings.dtype, computeCapability)],
-  };
+  const elementBytes = DTYPE_BYTES[servedDtype(config, settings.dtype, computeCapability)];
   const attempt = (tensorParallelSize: number) =>
     shape
-      ? profile(shape, sizing, tensorParallelSize)
-      : weightsOnlyProfile(parsed.unknownArchitecture, sizing, tensorParallelSize);
+      ? profile(shape, weightsBytes, memoryBytes, gpu.name, tensorParallelSize, settings, elementBytes)
+      : weightsOnlyProfile(
+          parsed.unknownArchitecture,
+          weightsBytes,
+          memoryBytes,
+          gpu.name,
+          tensorParallelSize,
+          settings,
+        );
   const current = attempt(tp);
   const larger = largerTensorParallelSizes(tp, count, attentionHeadsOf(config)).map((n) => attempt(n).fit);
   const startup = checkStartup({
@@ -174,30 +170,63 @@ function checkComputeCapability(value: unknown): number | null {
   return value;
 }
 
-/** What every try at a tensor-parallel size shares. */
-interface Sizing {
-  weightsBytes: number;
-  gpu: { memoryBytes: number; name: string | undefined };
-  settings: CheckedPlanSettings;
-  /** Bytes of the type vLLM serves in. */
-  elementBytes: number;
-}
-
+/** Bytes of each type vLLM serves in (servedDtype follows its resolution of `--dtype`). */
 const DTYPE_BYTES: Record<ServedDtype, number> = { float16: 2, bfloat16: 2, float32: 4 };
 
+/** One try at a tensor-parallel size, in vLLM's start-up order: settings, weights, profile, KV cache. */
 function profile(
   shape: ModelShape,
-  { weightsBytes, gpu, settings, elementBytes }: Sizing,
+  weightsBytes: number,
+  memoryBytes: number,
+  gpuName: string | undefined,
   tp: number,
+  settings: CheckedPlanSettings,
+  elementBytes: number,
 ): { plan: Omit<ServePlan, "gpu" | "verdict">; fit: FitTry } {
-  const resolved = resolveSettings(settings, gpu, shape.derivedMaxModelLen, tp);
-  const {
-    gpuMemoryUtilization: utilization,
-    maxModelLen,
-    maxNumSeqs,
-    maxNumBatchedTokens,
-    kvCacheDtype,
-  } = resolved;
+  const resolved = resolveSettings(settings, memoryBytes, gpuName, shape.derivedMaxModelLen, tp);
+  const { weights, lora } = servedWeights(shape, weightsBytes, tp, elementBytes, settings);
+  const memory = memoryProfile({ shape, weights, memoryBytes, elementBytes, ...resolved });
+  const available = memory.availableKvMemory.signedBytes;
+  const { kvCache, suggestedMaxModelLen, marginBytes } = kvCachePlan(
+    shape,
+    resolved,
+    elementBytes,
+    available,
+  );
+  const cudaGraph = cudaGraphMemory(settings.enforceEager === true);
+  return {
+    plan: {
+      vllmCommit: VLLM_PLAN_COMMIT,
+      architecture: shape.architecture,
+      resolved,
+      ...memory,
+      weights,
+      lora,
+      cudaGraphMemory: cudaGraph,
+      kvCache,
+      cannotGive: [],
+      notes: headroomNotes(memory.cudaVisibleMemory.bytes, resolved.gpuMemoryUtilization, cudaGraph.bytes),
+    },
+    fit: {
+      tensorParallelSize: tp,
+      availableKvBytes: available,
+      bytesPerFullRequest: kvCache.bytesPerFullRequest,
+      largestFittingModelLen: kvCache.largestFittingModelLen,
+      suggestedMaxModelLen,
+      marginBytes,
+      maxModelLen: resolved.maxModelLen,
+    },
+  };
+}
+
+/** The weights on each GPU, and LoRA's adapter slots beside them. */
+function servedWeights(
+  shape: ModelShape,
+  weightsBytes: number,
+  tp: number,
+  elementBytes: number,
+  settings: CheckedPlanSettings,
+): { weights: PlanFigure; lora: LoraMemory | null } {
   const lora = settings.lora
     ? loraMemory(
         shape,
@@ -211,77 +240,44 @@ function profile(
         elementBytes,
       )
     : null;
-  const baseWeights = weightMemory({
+  const base = weightMemory({
     shape,
     checkpointBytes: weightsBytes,
     tensorParallelSize: tp,
     servedDtypeBytes: elementBytes,
     quantization: settings.quantization,
   });
-  const weights = lora
-    ? figure(
-        baseWeights.bytes + lora.gpuBytes,
-        baseWeights.predicts,
-        `${baseWeights.rule}; plus LoRA slots: ${lora.rule}`,
-        baseWeights.estimate,
-      )
-    : baseWeights;
-  const visible = cudaVisibleMemory(gpu.memoryBytes);
-  const requested = requestedMemory(visible, utilization);
-  const activation = activationPeak(shape, maxNumBatchedTokens, maxNumSeqs, tp, elementBytes);
-  const nonTorch = nonTorchMemory(tp);
-  const signed = requested.bytes - weights.bytes - activation.bytes - nonTorch.bytes;
-  const availableKv = {
-    ...figure(
-      signed,
-      "Available KV cache memory: X GiB",
-      "requested memory − weights − activation peak − non-torch memory (Worker.determine_available_memory)",
-      true,
-    ),
-    signedBytes: signed,
+  if (!lora) return { weights: base, lora };
+  const rule = `${base.rule}; plus LoRA slots: ${lora.rule}`;
+  return { weights: figure(base.bytes + lora.gpuBytes, base.predicts, rule, base.estimate), lora };
+}
+
+/** The KV cache vLLM lays out in the memory left: pages, blocks, tokens, concurrency. */
+function kvCachePlan(
+  shape: ModelShape,
+  resolved: ServePlan["resolved"],
+  elementBytes: number,
+  availableBytes: number,
+): { kvCache: PlanKvCache; suggestedMaxModelLen: number; marginBytes: number } {
+  const kvBytes = kvCacheDtypeBytes(resolved.kvCacheDtype, elementBytes);
+  const specs = layerKvSpecs(shape, resolved.tensorParallelSize, kvBytes, resolved.blockSize);
+  const limits = { maxModelLen: resolved.maxModelLen, maxNumBatchedTokens: resolved.maxNumBatchedTokens };
+  const capacity = kvCapacity(specs, availableBytes, limits);
+  // A suggested max_model_len leaves the plan's own error margin free (estimate.ts).
+  const marginBytes = kvMemoryErrorMargin(availableBytes);
+  const kvCache = {
+    bytesPerToken: kvBytesPerToken(specs),
+    groups: capacity.groups,
+    numBlocks: capacity.numBlocks,
+    tokens: capacity.tokens,
+    maxConcurrency: capacity.maxConcurrency,
+    bytesPerFullRequest: capacity.bytesPerFullRequest,
+    largestFittingModelLen: largestFittingModelLen(specs, Math.max(0, availableBytes), limits),
   };
-  const specs = layerKvSpecs(shape, tp, kvCacheDtypeBytes(kvCacheDtype, elementBytes), resolved.blockSize);
-  const limits = { maxModelLen, maxNumBatchedTokens };
-  const capacity = kvCapacity(specs, signed, limits);
-  const largest = largestFittingModelLen(specs, Math.max(0, signed), limits);
-  const marginBytes = kvMemoryErrorMargin(signed);
-  const suggested = largestFittingModelLen(specs, Math.max(0, signed - marginBytes), limits);
-  const cudaGraph = cudaGraphMemory(settings.enforceEager === true);
-  const notes = headroomNotes(visible.bytes, utilization, cudaGraph.bytes);
   return {
-    plan: {
-      vllmCommit: VLLM_PLAN_COMMIT,
-      architecture: shape.architecture,
-      resolved,
-      cudaVisibleMemory: visible,
-      requestedMemory: requested,
-      weights,
-      lora,
-      activationPeak: activation,
-      nonTorchMemory: nonTorch,
-      cudaGraphMemory: cudaGraph,
-      availableKvMemory: availableKv,
-      kvCache: {
-        bytesPerToken: kvBytesPerToken(specs),
-        groups: capacity.groups,
-        numBlocks: capacity.numBlocks,
-        tokens: capacity.tokens,
-        maxConcurrency: capacity.maxConcurrency,
-        bytesPerFullRequest: capacity.bytesPerFullRequest,
-        largestFittingModelLen: largest,
-      },
-      cannotGive: [],
-      notes,
-    },
-    fit: {
-      tensorParallelSize: tp,
-      availableKvBytes: signed,
-      bytesPerFullRequest: capacity.bytesPerFullRequest,
-      largestFittingModelLen: largest,
-      suggestedMaxModelLen: suggested,
-      marginBytes,
-      maxModelLen,
-    },
+    kvCache,
+    suggestedMaxModelLen: largestFittingModelLen(specs, Math.max(0, availableBytes - marginBytes), limits),
+    marginBytes,
   };
 }
 
@@ -301,11 +297,14 @@ function headroomNotes(visibleBytes: number, utilization: number, graphBytes: nu
  */
 function weightsOnlyProfile(
   architecture: string,
-  { weightsBytes, gpu, settings }: Sizing,
+  weightsBytes: number,
+  memoryBytes: number,
+  gpuName: string | undefined,
   tp: number,
+  settings: CheckedPlanSettings,
 ): { plan: Omit<ServePlan, "gpu" | "verdict">; fit: FitTry } {
-  const resolved = resolveSettings(settings, gpu, null, tp);
-  const visible = cudaVisibleMemory(gpu.memoryBytes);
+  const resolved = resolveSettings(settings, memoryBytes, gpuName, null, tp);
+  const visible = cudaVisibleMemory(memoryBytes);
   const requested = requestedMemory(visible, resolved.gpuMemoryUtilization);
   const weights = figure(
     weightsBytes / tp,
@@ -361,10 +360,12 @@ function weightsOnlyProfile(
  */
 function resolveSettings(
   settings: CheckedPlanSettings,
-  gpu: Sizing["gpu"],
+  memoryBytes: number,
+  gpuName: string | undefined,
   derivedMaxModelLen: number | null,
   tp: number,
 ): ServePlan["resolved"] {
+  const gpu = { memoryBytes, name: gpuName };
   return {
     gpuMemoryUtilization: settings.gpuMemoryUtilization ?? fixedVllmDefault("gpuMemoryUtilization"),
     maxModelLen: settings.maxModelLen ?? derivedMaxModelLen ?? 0,
