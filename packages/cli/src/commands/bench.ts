@@ -284,7 +284,8 @@ Load (one of):
   --concurrency N           keep N requests open at once (default 1)
   --rate R                  send R requests per second, Poisson arrivals (inf: all at once)
                             [--burstiness B: gamma-distributed gaps, 1 = Poisson] [--seed S]
-  --sweep rate:1,2,4 | concurrency:1,4,16
+                            [--concurrency N: at most N open at once; arrivals wait for a slot]
+  --sweep rate:1,4,inf | concurrency:1,4,16
                             measure each load in turn; with --slo, find the highest one served
   --requests N              requests per load (default 100), or --duration S seconds per load
 
