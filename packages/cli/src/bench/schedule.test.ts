@@ -117,8 +117,9 @@ describe("a rate capped by a concurrency, as vLLM's --request-rate with --max-co
     expect(run.reachedConcurrency).toBe(1);
     expect(metrics.peakConcurrency).toBe(1);
     const records = [...run.records].sort((a, b) => a.startMs - b.startMs);
-    // The first is due at 100 ms; each later one arrived while the slot was taken and goes out as it frees.
-    expect(records[0]?.startMs).toBeGreaterThanOrEqual(100);
+    // The first is due at 100 ms (a timer may fire a millisecond early); each later one arrived while the
+    // slot was taken and goes out as it frees.
+    expect(records[0]?.startMs).toBeGreaterThan(98);
     for (let i = 1; i < records.length; i++) {
       const previous = records[i - 1] as BenchRequestRecord;
       const start = (records[i] as BenchRequestRecord).startMs;
