@@ -134,6 +134,12 @@ describe("studio-serve bench", { timeout: 90_000 }, () => {
       /--duration: an infinite rate sends every request at once, without end; cap the requests in flight with --concurrency N/,
     ],
     [
+      "a rate and a duration past the requests a run may hold",
+      ["--rate", "20000", "--duration", "60"],
+      2,
+      /--duration: with rate 20000, must schedule at most 1000000 requests \(given "60"\)/,
+    ],
+    [
       "a sweep it cannot read",
       ["--sweep", "users:1,2"],
       2,
