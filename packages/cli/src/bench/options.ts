@@ -70,18 +70,28 @@ function positive(text: unknown, flag: string, allowInfinity = false): number {
   return number;
 }
 
-/** Reads the load flags: one of --rate, --concurrency or --sweep (default: one request at a time). */
+/**
+ * Reads the load flags: --rate, --concurrency or --sweep (default: one request at a time); --concurrency
+ * with --rate or a rate sweep caps the requests in flight (see `maxConcurrencyOf`).
+ */
 export function planBench(values: Values): BenchPlan {
-  const given = ["rate", "concurrency", "sweep"].filter((flag) => values[flag] !== undefined);
+  const given = ["rate", "sweep"].filter((flag) => values[flag] !== undefined);
   if (given.length > 1) {
     throw new UsageError(`--${given[0]} and --${given[1]}: give one way to offer the load`, "bench");
   }
+  const maxConcurrency = maxConcurrencyOf(values);
   const burstiness = values.burstiness === undefined ? 1 : positive(values.burstiness, "burstiness", true);
   const seed = integer(values, "seed", 0, 0, 2 ** 31 - 1);
   const rateLevel = (rate: number): LoadLevel => ({
     load: rate,
-    label: `rate ${rate === Number.POSITIVE_INFINITY ? "inf" : rate}`,
-    shape: { kind: "rate", rate, burstiness, seed },
+    label: `rate ${rate === Number.POSITIVE_INFINITY ? "inf" : rate}${maxConcurrency === undefined ? "" : ` (max concurrency ${maxConcurrency})`}`,
+    shape: {
+      kind: "rate",
+      rate,
+      burstiness,
+      seed,
+      ...(maxConcurrency === undefined ? {} : { maxConcurrency }),
+    },
   });
   const concurrencyLevel = (concurrency: number): LoadLevel => ({
     load: concurrency,
@@ -101,7 +111,7 @@ export function planBench(values: Values): BenchPlan {
     if (loads.length > 32) refuse("sweep", "must list at most 32 loads", values.sweep);
     levels =
       kind === "rate"
-        ? loads.map((text) => rateLevel(positive(text, "sweep")))
+        ? loads.map((text) => rateLevel(positive(text, "sweep", true)))
         : loads.map((text) => concurrencyLevel(integer({ sweep: text }, "sweep", 1, 1, 100_000)));
     loadName = kind === "rate" ? "request rate (req/s)" : "concurrency";
   } else {
@@ -112,6 +122,7 @@ export function planBench(values: Values): BenchPlan {
   }
   const durationMs =
     values.duration === undefined ? undefined : integer(values, "duration", 60, 1, 86_400) * 1000;
+  if (durationMs !== undefined) checkRateForDuration(levels, durationMs, values);
   let slo: BenchSlo | undefined;
   try {
     slo = values.slo === undefined ? undefined : parseSlo(String(values.slo), "--slo");
@@ -139,4 +150,43 @@ export function planBench(values: Values): BenchPlan {
     targetRps,
     timeoutMs: integer(values, "timeout", 120, 1, 86_400) * 1000,
   };
+}
+
+// --concurrency beside --rate or a rate sweep (issue #31), as vLLM's `--max-concurrency` beside its
+// `--request-rate`: the rate schedules the arrivals, the concurrency caps the requests in flight.
+
+/** The cap on requests in flight for rate levels, or undefined when --concurrency sets the load itself. */
+function maxConcurrencyOf(values: Values): number | undefined {
+  if (values.concurrency === undefined) return undefined;
+  const rates = values.rate !== undefined || String(values.sweep ?? "").startsWith("rate:");
+  if (values.sweep !== undefined && !rates) {
+    throw new UsageError(
+      "--concurrency and --sweep concurrency:...: give one way to offer the load",
+      "bench",
+    );
+  }
+  return rates ? integer(values, "concurrency", 1, 1, 100_000) : undefined;
+}
+
+/** The most requests one level of a --duration run may schedule: the bound on --requests. */
+const MAX_SCHEDULED = 1_000_000;
+
+/** --duration with a rate: a finite rate schedules rate × duration requests; an infinite one needs a cap. */
+function checkRateForDuration(levels: readonly LoadLevel[], durationMs: number, values: Values): void {
+  for (const { shape } of levels) {
+    if (shape.kind !== "rate") continue;
+    if (shape.rate === Number.POSITIVE_INFINITY && shape.maxConcurrency === undefined) {
+      throw new UsageError(
+        "--duration: an infinite rate sends every request at once, without end; cap the requests in flight with --concurrency N, or give --requests N",
+        "bench",
+      );
+    }
+    if ((shape.rate * durationMs) / 1000 > MAX_SCHEDULED) {
+      refuse(
+        "duration",
+        `with rate ${shape.rate}, must schedule at most ${MAX_SCHEDULED} requests`,
+        values.duration,
+      );
+    }
+  }
 }

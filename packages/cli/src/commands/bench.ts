@@ -10,7 +10,14 @@ import {
 } from "@finetune-studio/serve-kit";
 import { BENCH_OPTIONS, type BenchPlan, type LoadLevel, planBench } from "../bench/options.js";
 import { datasetRequests, syntheticRequests } from "../bench/prompts.js";
-import { formatBenchTable, formatCapacity } from "../bench/report.js";
+import {
+  formatBenchTable,
+  formatCapacity,
+  formatFailureReasons,
+  levelLabel,
+  loadText,
+  unreachableLevels,
+} from "../bench/report.js";
 import { LATE_MS, type LoadRun, runLoad } from "../bench/run-load.js";
 import { ExitCode } from "../shared/exit-codes.js";
 import { type CliIo, UsageError } from "../shared/io.js";
@@ -20,9 +27,14 @@ import type { CliCommand } from "./command-type.js";
 import { controlPort } from "./reload.js";
 import { checkServerUrl, readApiKey } from "./status.js";
 
-/** One level measured: its load, its metrics, its records and how far the generator fell behind. */
+/**
+ * One level measured: its load (a concurrency level's is the concurrency it reached), the load asked for,
+ * its metrics, its records and how far the generator fell behind.
+ */
 interface Measured extends SweepPoint {
   label: string;
+  asked: number;
+  reachedConcurrency: number;
   records: BenchRequestRecord[];
   late: LoadRun["late"];
 }
@@ -37,6 +49,9 @@ async function runBench(args: readonly string[], io: CliIo): Promise<number> {
   const url = targetUrl(positionals, values.launch as string | undefined);
   const plan = planBench(values);
   const apiKey = readApiKey(values["api-key-env"] as string | undefined, io.env, "bench");
+  for (const warning of unreachableLevels(plan.durationMs === undefined ? plan.levels : [], plan.requests)) {
+    io.err(`studio-serve: warning: ${warning}\n`);
+  }
   const chat = createChatClient({ baseUrl: url, maxRetries: 0, ...(apiKey === undefined ? {} : { apiKey }) });
   const model = await servedModel(chat, url, values.model as string | undefined, io);
   if (typeof model === "number") return model;
@@ -56,7 +71,7 @@ async function runBench(args: readonly string[], io: CliIo): Promise<number> {
   try {
     for (const level of plan.levels) {
       if (stop.signal.aborted) break;
-      measured.push(await measureLevel(chat, requests, level, plan, stop.signal, io));
+      measured.push(await measureLevel(chat, requests, level, plan, stop.signal, io, apiKey));
     }
   } finally {
     process.off("SIGINT", onSignal);
@@ -111,6 +126,7 @@ async function measureLevel(
   plan: BenchPlan,
   signal: AbortSignal,
   io: CliIo,
+  apiKey: string | undefined,
 ): Promise<Measured> {
   const count =
     plan.durationMs === undefined
@@ -127,6 +143,7 @@ async function measureLevel(
     shape: level.shape,
     timeoutMs: plan.timeoutMs,
     signal,
+    secrets: apiKey === undefined ? [] : [apiKey],
     onRecord: progress.update,
   });
   progress.done();
@@ -136,7 +153,16 @@ async function measureLevel(
       `studio-serve: warning: ${level.label}: the load generator fell behind its schedule (${run.late.count} of ${run.records.length} requests sent more than ${LATE_MS} ms late, the worst ${Math.round(run.late.worstMs)} ms): this machine, not the server, set the pace\n`,
     );
   }
-  return { label: level.label, load: level.load, metrics, records: run.records, late: run.late };
+  const reached = run.reachedConcurrency;
+  return {
+    label: levelLabel(level.label, level.shape, reached),
+    load: level.shape.kind === "concurrency" ? Math.min(level.load, reached) : level.load,
+    asked: level.load,
+    reachedConcurrency: reached,
+    metrics,
+    records: run.records,
+    late: run.late,
+  };
 }
 
 /** A live line on stderr: requests done, failed, the rate so far and p50 TTFT, at most once a second. */
@@ -186,12 +212,26 @@ function report(
     loadName: plan.loadName,
     slo: plan.slo ?? null,
     interrupted,
-    levels: measured.map(({ label, load, metrics, late }) => ({ label, load, metrics, generatorLate: late })),
-    capacity: capacity ?? null,
+    levels: measured.map(({ label, asked, reachedConcurrency, metrics, late }) => ({
+      label,
+      load: loadText(asked),
+      reachedConcurrency,
+      metrics,
+      generatorLate: late,
+    })),
+    capacity:
+      capacity === undefined
+        ? null
+        : {
+            ...capacity,
+            highestLoad: capacity.highestLoad === null ? null : loadText(capacity.highestLoad),
+            firstFailingLoad: capacity.firstFailingLoad === null ? null : loadText(capacity.firstFailingLoad),
+          },
   };
   if (values.json === true) io.out(`${jsonForTerminal(document, 2)}\n`);
   else {
     io.out(formatBenchTable(measured));
+    io.out(formatFailureReasons(measured));
     if (capacity !== undefined) io.out(formatCapacity(capacity, plan.loadName, plan.targetRps));
   }
   if (values.out !== undefined) {
@@ -211,7 +251,7 @@ function writeResults(
   io: CliIo,
 ): number | undefined {
   const records = measured.flatMap((level) =>
-    level.records.map((record) => JSON.stringify({ load: level.load, ...record })),
+    level.records.map((record) => JSON.stringify({ load: loadText(level.asked), ...record })),
   );
   const files = [
     { name: "records.jsonl", text: records.length === 0 ? "" : `${records.join("\n")}\n` },
@@ -244,7 +284,8 @@ Load (one of):
   --concurrency N           keep N requests open at once (default 1)
   --rate R                  send R requests per second, Poisson arrivals (inf: all at once)
                             [--burstiness B: gamma-distributed gaps, 1 = Poisson] [--seed S]
-  --sweep rate:1,2,4 | concurrency:1,4,16
+                            [--concurrency N: at most N open at once; arrivals wait for a slot]
+  --sweep rate:1,4,inf | concurrency:1,4,16
                             measure each load in turn; with --slo, find the highest one served
   --requests N              requests per load (default 100), or --duration S seconds per load
 
