@@ -30,7 +30,8 @@ export {
   haproxyConfig,
   haproxyServerName,
   MAX_FRONT_CONNECTIONS,
-} from "./haproxy-config.js";
+} from "./front-door/haproxy-config.js";
+export { type NginxConfigOptions, nginxConfig } from "./front-door/nginx-config.js";
 export { checkListenAddress } from "./listen-address.js";
 export { MAX_LORA_RANKS, type MaxLoraRank, maxLoraRankFor } from "./max-lora-rank.js";
 export {
@@ -55,7 +56,6 @@ export {
   type VllmLoad,
   type VllmMetricsSummary,
 } from "./monitoring/vllm-summary.js";
-export { type NginxConfigOptions, nginxConfig } from "./nginx-config.js";
 export {
   ENGINE_OPTION_LIST,
   ENGINE_OPTIONS,

@@ -1,5 +1,5 @@
-import { hostPort } from "./internal/hosts.js";
-import { checkSeconds, checkUpstreams, SOCKET_PATH, upstreamText } from "./internal/upstreams.js";
+import { hostPort } from "../internal/hosts.js";
+import { checkSeconds, checkUpstreams, SOCKET_PATH, upstreamText } from "../internal/upstreams.js";
 import {
   checkHost,
   checkKnownKeys,
@@ -7,7 +7,7 @@ import {
   checkPort,
   checkPositiveInteger,
   refuse,
-} from "./internal/validate.js";
+} from "../internal/validate.js";
 
 export interface HaproxyConfigOptions {
   /** The vLLM instances, as `host:port` (`[::1]:8001` for IPv6). At least one. */

@@ -10,7 +10,7 @@ import {
   type HaproxyConfigOptions,
   haproxyConfig,
   ServeConfigError,
-} from "./index.js";
+} from "../index.js";
 
 const dir = mkdtempSync(join(tmpdir(), "haproxy-config-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
