@@ -5,7 +5,6 @@ import {
   buildServeCommand,
   buildStackCommands,
   buildStackValues,
-  defaultMaxConnections,
   findGpuModel,
   haproxyConfig,
   nginxConfig,
@@ -79,7 +78,13 @@ describe("README examples", () => {
     expect(config).toContain("balance leastconn");
     expect(config).toContain("default-server check inter 2s fall 2 rise 2 maxconn 1024");
     expect(readme).toContain("`maxNumSeqs` at once (vLLM's `--max-num-seqs`, default 1024)");
-    expect(defaultMaxConnections(2)).toBe(8192);
+    expect(config).toContain("    maxconn 8192\n");
+    expect(config).toMatch(
+      /\nbackend vllm\n[\s\S]*\n {4}server vllm-0 127\.0\.0\.1:8001\n {4}server vllm-1 127\.0\.0\.1:8002\n/,
+    );
+    expect(readme).toContain(
+      "the backend is `vllm`, its servers `vllm-0`, `vllm-1`, ... in the order\ngiven",
+    );
     expect(readme).toContain("four times what\nthe instances batch, at least 4096");
     expect(config).toMatch(/retry-on conn-failure\n/);
     expect(readme).toContain("`/health` is checked every 2 s");

@@ -1,5 +1,6 @@
 import { describeValue } from "@finetune-studio/internal";
 import { ServeConfigError } from "../errors.js";
+import { DEFAULT_HOST, DEFAULT_PORT } from "../listen-address.js";
 import {
   ENGINE_OPTION_LIST,
   engineOptionsFor,
@@ -28,9 +29,6 @@ import {
   checkServedName,
   optional,
 } from "./validate.js";
-
-export const DEFAULT_HOST = "127.0.0.1";
-export const DEFAULT_PORT = 8000;
 
 interface NormalizedCommon {
   host: string;
