@@ -5,9 +5,11 @@ import {
   buildServeCommand,
   buildStackCommands,
   buildStackValues,
+  computeBenchMetrics,
   findGpuModel,
   haproxyConfig,
   nginxConfig,
+  parseSlo,
   planServe,
   serveConfigFromRecommendations,
   VLLM_PLAN_COMMIT,
@@ -88,6 +90,19 @@ describe("README examples", () => {
     expect(readme).toContain("four times what\nthe instances batch, at least 4096");
     expect(config).toMatch(/retry-on conn-failure\n/);
     expect(readme).toContain("`/health` is checked every 2 s");
+  });
+
+  it("load-test metrics", () => {
+    const sent = { ok: true, startMs: 0, promptTokens: 5 };
+    const records = [
+      { ...sent, ttftMs: 100, itlMs: [10, 10], latencyMs: 120, outputTokens: 3 },
+      { ...sent, ttftMs: 900, itlMs: [], latencyMs: 900, outputTokens: 1 },
+    ];
+    const metrics = computeBenchMetrics(records, 12.5, parseSlo("ttft=500ms,tpot=50ms"));
+    expect(readme).toContain('computeBenchMetrics(records, 12.5, parseSlo("ttft=500ms,tpot=50ms"))');
+    // numpy.percentile's linear interpolation between the two TTFTs; the slow first token misses the SLO.
+    expect(metrics.ttftMs.p99).toBeCloseTo(892);
+    expect(metrics.goodput?.share).toBe(0.5);
   });
 
   it("production-stack", () => {
