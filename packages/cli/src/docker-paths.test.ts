@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CLI, cleanEnv, tempDir } from "./test/cli-process.js";
@@ -9,6 +9,7 @@ import { CLI, cleanEnv, tempDir } from "./test/cli-process.js";
 const here = tempDir("docker-paths-");
 mkdirSync(join(here, "models", "x"), { recursive: true });
 mkdirSync(join(here, "adapters", "support"), { recursive: true });
+writeFileSync(join(here, "acme"), "a file, not a hub owner's directory");
 
 function command(...args: string[]) {
   const run = spawnSync(process.execPath, [CLI, "command", ...args, "--docker", "--hf-cache", "/data/hf"], {
@@ -49,7 +50,7 @@ describe("command --docker with a local model directory", () => {
     expect(argv).toContain(`support=${adapter}`);
   });
 
-  it("leaves a hub id that is not here untouched", () => {
+  it("leaves a hub id that is not here untouched, even beside a file named like its owner", () => {
     const argv = dockerArgv("full", "acme/support-8b");
     expect(argv.filter((arg) => arg.endsWith(":ro"))).toEqual([]);
     expect(argv).toContain("acme/support-8b");

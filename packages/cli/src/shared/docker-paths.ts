@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { describeValue } from "@finetune-studio/internal";
 import { ServeConfigError, type ServeOptions } from "@finetune-studio/serve-kit";
@@ -28,7 +28,7 @@ function absoluteIfLocal(reference: string, field: string): string {
   const firstDirectory = reference.split("/")[0] ?? "";
   const why = /^\.\.?(\/|$)/.test(reference)
     ? "it starts with . so it is local"
-    : reference.includes("/") && existsSync(firstDirectory)
+    : reference.includes("/") && statSync(firstDirectory, { throwIfNoEntry: false })?.isDirectory()
       ? `${firstDirectory}/ is a directory here, so it is no hub repository`
       : undefined;
   if (why !== undefined) {
