@@ -1,5 +1,5 @@
 import { fileURLToPath } from "node:url";
-import { defineConfig, type UserConfig } from "tsdown";
+import { defineConfig, type Rolldown } from "tsdown";
 // A relative import: tsdown's config loader bundles it, where a package import would reach Node as .ts.
 import { publishedLibrary } from "../internal/src/build/published-library.ts";
 
@@ -9,7 +9,7 @@ const errorsModule = fileURLToPath(new URL("src/errors.ts", import.meta.url));
  * The internal entry imports `ServeConfigError` from the public entry instead of bundling a second copy, so
  * the CLI's `instanceof ServeConfigError` holds for what either entry throws.
  */
-const publicErrorClass: NonNullable<UserConfig["plugins"]> = {
+const publicErrorClass: Rolldown.Plugin = {
   name: "serve-kit-public-error-class",
   resolveId: {
     filter: { id: /\/errors\.js$/ },
