@@ -1,4 +1,5 @@
-// The public surface of @finetune-studio/serve-kit. Everything else lives in ./internal and is not API.
+// The public surface of @finetune-studio/serve-kit. What only the studio-serve CLI needs is in
+// ./internal-entry.ts (`@finetune-studio/serve-kit/internal`, not API); the helpers in ./internal/ are not API.
 
 export {
   arrivalTimesMs,
@@ -29,15 +30,10 @@ export {
 } from "./docker-command.js";
 export { ServeConfigError } from "./errors.js";
 export {
-  connectionsWithinFileLimit,
-  defaultMaxConnections,
-  HAPROXY_BACKEND,
   type HaproxyConfigOptions,
   haproxyConfig,
-  haproxyServerName,
-  MAX_FRONT_CONNECTIONS,
-} from "./haproxy-config.js";
-export { checkListenAddress } from "./listen-address.js";
+} from "./front-door/haproxy-config.js";
+export { type NginxConfigOptions, nginxConfig } from "./front-door/nginx-config.js";
 export { MAX_LORA_RANKS, type MaxLoraRank, maxLoraRankFor } from "./max-lora-rank.js";
 export {
   DEFAULT_PROMETHEUS_RULES_FILE,
@@ -61,7 +57,6 @@ export {
   type VllmLoad,
   type VllmMetricsSummary,
 } from "./monitoring/vllm-summary.js";
-export { type NginxConfigOptions, nginxConfig } from "./nginx-config.js";
 export {
   ENGINE_OPTION_LIST,
   ENGINE_OPTIONS,
@@ -94,8 +89,6 @@ export {
   type PlanVerdict,
   planServe,
   type ServePlan,
-  safetensorsHeaderBytes,
-  safetensorsLmHeadBytes,
   VLLM_PLAN_COMMIT,
 } from "./plan/index.js";
 export {

@@ -3,6 +3,7 @@ import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import * as api from "./index.js";
+import * as internal from "./internal-entry.js";
 
 const SRC = fileURLToPath(new URL(".", import.meta.url));
 
@@ -24,11 +25,9 @@ describe("the public surface", () => {
       "ENGINE_OPTIONS",
       "ENGINE_OPTION_LIST",
       "GPU_MODELS",
-      "HAPROXY_BACKEND",
       "KNOWN_ARCHITECTURES",
       "KV_CACHE_DTYPES",
       "LORA_ADAPTER_API_VERSION",
-      "MAX_FRONT_CONNECTIONS",
       "MAX_LORA_RANKS",
       "MAX_MODELS_SUMMARISED",
       "PROMETHEUS_ALERTS",
@@ -46,14 +45,10 @@ describe("the public surface", () => {
       "buildStackCommands",
       "buildStackValues",
       "capacityFromSweep",
-      "checkListenAddress",
       "computeBenchMetrics",
-      "connectionsWithinFileLimit",
       "conversationWorkload",
-      "defaultMaxConnections",
       "findGpuModel",
       "haproxyConfig",
-      "haproxyServerName",
       "latencyChartSvg",
       "maxLoraRankFor",
       "nginxConfig",
@@ -62,13 +57,26 @@ describe("the public surface", () => {
       "planServe",
       "prometheusConfig",
       "prometheusRules",
-      "safetensorsHeaderBytes",
-      "safetensorsLmHeadBytes",
       "serveConfigFromRecommendations",
       "summarizeVllmMetrics",
       "timePerOutputToken",
       "turnMessages",
     ]);
+  });
+
+  it("leaves what only the CLI needs to the internal entry, and nothing to both", () => {
+    expect(Object.keys(internal).sort()).toEqual([
+      "AFFINITY_BACKEND",
+      "HAPROXY_BACKEND",
+      "MAX_FRONT_CONNECTIONS",
+      "checkListenAddress",
+      "connectionsWithinFileLimit",
+      "defaultMaxConnections",
+      "haproxyServerName",
+      "safetensorsHeaderBytes",
+      "safetensorsLmHeadBytes",
+    ]);
+    expect(Object.keys(internal).filter((name) => name in api)).toEqual([]);
   });
 
   it("keeps the builders free of Node modules, so they run in a browser too (the CLI lives in @finetune-studio/cli)", () => {
@@ -85,5 +93,10 @@ describe("the package manifest", () => {
     const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
     expect(Object.keys(manifest.dependencies ?? {})).toEqual(["@finetune-studio/types", "yaml"]);
     expect(manifest.bin).toBeUndefined();
+  });
+
+  it("exports the public entry and the CLI's internal one", () => {
+    const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+    expect(Object.keys(manifest.exports)).toEqual([".", "./internal", "./package.json"]);
   });
 });

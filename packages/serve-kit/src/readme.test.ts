@@ -5,9 +5,10 @@ import {
   buildServeCommand,
   buildStackCommands,
   buildStackValues,
-  defaultMaxConnections,
+  computeBenchMetrics,
   haproxyConfig,
   nginxConfig,
+  parseSlo,
   planServe,
   serveConfigFromRecommendations,
   VLLM_PLAN_COMMIT,
@@ -79,10 +80,29 @@ describe("README examples", () => {
     expect(config).toContain("balance leastconn");
     expect(config).toContain("default-server check inter 2s fall 2 rise 2 maxconn 1024");
     expect(readme).toContain("`maxNumSeqs` at once (vLLM's `--max-num-seqs`, default 1024)");
-    expect(defaultMaxConnections(2)).toBe(8192);
+    expect(config).toContain("    maxconn 8192\n");
+    expect(config).toMatch(
+      /\nbackend vllm\n[\s\S]*\n {4}server vllm-0 127\.0\.0\.1:8001\n {4}server vllm-1 127\.0\.0\.1:8002\n/,
+    );
+    expect(readme).toContain(
+      "the backend is `vllm`, its servers `vllm-0`, `vllm-1`, ... in the order\ngiven",
+    );
     expect(readme).toContain("four times what\nthe instances batch, at least 4096");
     expect(config).toMatch(/retry-on conn-failure\n/);
     expect(readme).toContain("`/health` is checked every 2 s");
+  });
+
+  it("load-test metrics", () => {
+    const sent = { ok: true, startMs: 0, promptTokens: 5 };
+    const records = [
+      { ...sent, ttftMs: 100, itlMs: [10, 10], latencyMs: 120, outputTokens: 3 },
+      { ...sent, ttftMs: 900, itlMs: [], latencyMs: 900, outputTokens: 1 },
+    ];
+    const metrics = computeBenchMetrics(records, 12.5, parseSlo("ttft=500ms,tpot=50ms"));
+    expect(readme).toContain('computeBenchMetrics(records, 12.5, parseSlo("ttft=500ms,tpot=50ms"))');
+    // numpy.percentile's linear interpolation between the two TTFTs; the slow first token misses the SLO.
+    expect(metrics.ttftMs?.p99).toBeCloseTo(892);
+    expect(metrics.goodput?.share).toBe(0.5);
   });
 
   it("production-stack", () => {

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { jsonForTerminal } from "@finetune-studio/internal";
 import { buildDockerCommand, buildServeCommand } from "@finetune-studio/serve-kit";
 import { checkServeFits } from "../plan/fit-check.js";
+import { absoluteLocalPaths } from "../shared/docker-paths.js";
 import { ExitCode } from "../shared/exit-codes.js";
 import { SERVE_FLAGS } from "../shared/help.js";
 import { type CliIo, UsageError } from "../shared/io.js";
@@ -23,7 +24,8 @@ async function runCommand(args: readonly string[], io: CliIo): Promise<number> {
   if (key?.inherited === true) io.err(INHERITED_KEY_NOTE);
   // The key is referenced, never read: the printed command takes it from the variable when it runs.
   const keyReference = apiKeyEnv === undefined ? undefined : `\${${apiKeyEnv}}`;
-  const options = keyReference === undefined ? parsed.options : { ...parsed.options, apiKey: keyReference };
+  const served = values.docker === true ? absoluteLocalPaths(parsed.options) : parsed.options;
+  const options = keyReference === undefined ? served : { ...served, apiKey: keyReference };
   const helpFor = `command ${parsed.kind}`;
   if (values.docker !== true) {
     for (const flag of ["image", "hf-cache"]) {

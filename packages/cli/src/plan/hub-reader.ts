@@ -1,5 +1,6 @@
 import { isLoopbackHost, readAtMost } from "@finetune-studio/internal";
-import { type PlanModel, safetensorsHeaderBytes, safetensorsLmHeadBytes } from "@finetune-studio/serve-kit";
+import type { PlanModel } from "@finetune-studio/serve-kit";
+import { safetensorsHeaderBytes, safetensorsLmHeadBytes } from "@finetune-studio/serve-kit/internal";
 import { headerLength, MAX_HEADER_BYTES } from "./safetensors-header.js";
 
 // Reads a hub repository's config.json and safetensors index over HTTPS, as the hub serves them at

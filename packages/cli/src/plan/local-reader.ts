@@ -1,6 +1,7 @@
 import { open, readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { type PlanModel, safetensorsHeaderBytes, safetensorsLmHeadBytes } from "@finetune-studio/serve-kit";
+import type { PlanModel } from "@finetune-studio/serve-kit";
+import { safetensorsHeaderBytes, safetensorsLmHeadBytes } from "@finetune-studio/serve-kit/internal";
 import { headerLength } from "./safetensors-header.js";
 
 const MAX_JSON_BYTES = 32 * 1024 * 1024;

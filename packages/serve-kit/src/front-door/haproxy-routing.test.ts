@@ -13,7 +13,7 @@ import {
   waitForHttp,
 } from "@finetune-studio/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type HaproxyConfigOptions, haproxyConfig, ServeConfigError } from "./index.js";
+import { type HaproxyConfigOptions, haproxyConfig, ServeConfigError } from "../index.js";
 
 // Real HAProxy with haproxyConfig's session and prefix routing in front of four servers that answer with
 // their own index, so each test sees which instance took each request.

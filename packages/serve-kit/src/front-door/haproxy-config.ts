@@ -1,6 +1,5 @@
-import { affinityBackendLines, affinityFrontendLines } from "./haproxy-routing.js";
-import { hostPort } from "./internal/hosts.js";
-import { checkSeconds, checkUpstreams, SOCKET_PATH, upstreamText } from "./internal/upstreams.js";
+import { hostPort } from "../internal/hosts.js";
+import { checkSeconds, checkUpstreams, SOCKET_PATH, upstreamText } from "../internal/upstreams.js";
 import {
   checkHost,
   checkKnownKeys,
@@ -8,14 +7,15 @@ import {
   checkPort,
   checkPositiveInteger,
   refuse,
-} from "./internal/validate.js";
-import { vllmDefaultOf } from "./options/engine-options.js";
+} from "../internal/validate.js";
+import { vllmDefaultOf } from "../options/engine-options.js";
 import {
   checkRoutingPolicy,
   checkSessionHeader,
   DEFAULT_SESSION_HEADER,
   type RoutingPolicy,
-} from "./routing.js";
+} from "../routing.js";
+import { affinityBackendLines, affinityFrontendLines } from "./haproxy-routing.js";
 
 export interface HaproxyConfigOptions {
   /** The vLLM instances, as `host:port` (`[::1]:8001` for IPv6). At least one. */

@@ -11,7 +11,7 @@ import {
   waitForHttp,
 } from "@finetune-studio/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { haproxyConfig } from "./index.js";
+import { haproxyConfig } from "../index.js";
 
 // Real HAProxy with haproxyConfig's configuration in front of a server that streams server-sent events one
 // at a time: it sends the next event only once the client has read the one before. HAProxy 2.6 sends a

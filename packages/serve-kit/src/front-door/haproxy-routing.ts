@@ -1,4 +1,4 @@
-import type { RoutingPolicy } from "./routing.js";
+import type { RoutingPolicy } from "../routing.js";
 
 // The lines haproxyConfig adds for session and prefix routing. Requests that carry an affinity key go to a
 // second backend that hashes the key onto the same instances; the others stay least-busy. Its servers
