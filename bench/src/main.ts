@@ -7,6 +7,7 @@ import { measureCalls } from "./measure/call-overhead.js";
 import { measureColdImports } from "./measure/cold-import.js";
 import { fullFrontDoor, measureFrontDoor, quickFrontDoor } from "./measure/front-door.js";
 import { measureLoadGenerator } from "./measure/load-generator.js";
+import { fullRouting, measureRouting, quickRouting } from "./measure/routing.js";
 import { fullStreamRun, measureStreaming, quickStreamRun } from "./measure/stream-bench.js";
 import { measureTreeHelpers } from "./measure/tree-helpers.js";
 import { renderReport, type Section } from "./report.js";
@@ -17,8 +18,10 @@ import { type AnsweringServer, startAnsweringServer } from "./server/start-answe
 import { type BenchSettings, fullRun, quickRun } from "./settings.js";
 
 const quick = process.argv.includes("--quick");
-/** `--front-door`: that section alone, printed, RESULTS.md left as it is. */
+/** `--front-door`: the front door's sections alone, printed, RESULTS.md left as it is. */
 const frontDoorOnly = process.argv.includes("--front-door");
+/** `--routing`: the routing section alone, printed, RESULTS.md left as it is. */
+const routingOnly = process.argv.includes("--routing");
 const settings: BenchSettings = quick ? quickRun : fullRun;
 const resultsFile = fileURLToPath(new URL("../RESULTS.md", import.meta.url));
 
@@ -64,8 +67,19 @@ async function main(): Promise<void> {
   const machine = describeMachine();
   const sections: Section[] = [];
 
+  if (routingOnly) {
+    console.log(
+      renderReport(
+        machine,
+        [await measureRouting(quick ? quickRouting : fullRouting, step)],
+        performance.now() - startedAt,
+      ),
+    );
+    return;
+  }
   if (frontDoorOnly) {
     sections.push(...(await measureFrontDoor(quick ? quickFrontDoor : fullFrontDoor, step)));
+    sections.push(await measureRouting(quick ? quickRouting : fullRouting, step));
     console.log(renderReport(machine, sections, performance.now() - startedAt));
     return;
   }
@@ -98,6 +112,7 @@ async function main(): Promise<void> {
 
   step("front door");
   sections.push(...(await measureFrontDoor(quick ? quickFrontDoor : fullFrontDoor, step)));
+  sections.push(await measureRouting(quick ? quickRouting : fullRouting, step));
 
   step("bundle sizes");
   sections.push({

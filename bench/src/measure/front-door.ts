@@ -1,37 +1,46 @@
-// Issue #22: the front door `launch --instances 2` runs (HAProxy, configured by serve-kit's haproxyConfig)
-// against the same HAProxy configured by hand, in front of the same two stand-in vLLMs, interleaved in
-// rounds; then 1,000 concurrent streams through the front door. The stand-in (C, epoll) is measured alone
-// first, to show it is not the limit. wrk drives every row.
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+// The front door `launch --instances 2` runs (HAProxy, configured by serve-kit's haproxyConfig) against
+// what users would put there instead, plain nginx, and against HAProxy configured by hand, in front of the
+// same two stand-in vLLMs, interleaved in rounds; then 1,000 concurrent streams through each door, and
+// paced streams timed to their first chunk (paced-streams.ts). The stand-in (C, epoll) is measured alone
+// first, to show it is not the limit. wrk drives the throughput rows.
 import { haproxyConfig } from "@finetune-studio/serve-kit";
-import {
-  getFreePort,
-  getFreePortFollowedBy,
-  type ManagedProcess,
-  startProcess,
-  waitForOutput,
-} from "@finetune-studio/testing";
+import { getFreePort, type ManagedProcess, startProcess, waitForOutput } from "@finetune-studio/testing";
 import { count, millis, perSecond, ratio } from "../format.js";
+import {
+  type Door,
+  handHaproxyConfig,
+  MODEL,
+  startHandHaproxy,
+  startLaunch,
+  startPlainNginx,
+} from "../front-door/doors.js";
 import { instructionsPerRequest } from "../front-door/instructions.js";
 import { buildStandIn, CHUNKS_PER_STREAM, type StandInKit } from "../front-door/stand-ins.js";
 import { rate, runWrk, type WrkResult, writeWrkScript } from "../front-door/wrk.js";
 import type { Section } from "../report.js";
 import { median } from "../stats.js";
 import { markdownTable } from "../table.js";
-
-const CLI = fileURLToPath(new URL("../../../packages/cli/dist/main.js", import.meta.url));
-const MODEL = "bench/stand-in";
+import { fullPaced, measurePacedStreams, type PacedSettings, quickPaced } from "./paced-streams.js";
 
 export interface FrontDoorSettings {
   rounds: number;
   secondsPerRow: number;
   manyStreams: number;
+  paced: PacedSettings;
 }
 
-export const fullFrontDoor: FrontDoorSettings = { rounds: 6, secondsPerRow: 3, manyStreams: 1_000 };
-export const quickFrontDoor: FrontDoorSettings = { rounds: 1, secondsPerRow: 1, manyStreams: 1_000 };
+export const fullFrontDoor: FrontDoorSettings = {
+  rounds: 6,
+  secondsPerRow: 3,
+  manyStreams: 1_000,
+  paced: fullPaced,
+};
+export const quickFrontDoor: FrontDoorSettings = {
+  rounds: 1,
+  secondsPerRow: 1,
+  manyStreams: 1_000,
+  paced: quickPaced,
+};
 
 interface Load {
   name: string;
@@ -45,31 +54,6 @@ const LOADS: Load[] = [
   { name: "streamed completions", stream: true, callers: 16 },
   { name: "streamed completions", stream: true, callers: 64 },
 ];
-
-/** The balancer a user would write by hand for two instances: least connections, long timeouts, no more. */
-function handConfig(port: number, instancePorts: readonly number[]): string {
-  return [
-    "global",
-    "    maxconn 8192",
-    "defaults",
-    "    mode http",
-    "    timeout connect 5s",
-    "    timeout client 600s",
-    "    timeout server 600s",
-    "frontend front",
-    `    bind 127.0.0.1:${port}`,
-    "    default_backend instances",
-    "backend instances",
-    "    balance leastconn",
-    ...instancePorts.map((instancePort, i) => `    server s${i} 127.0.0.1:${instancePort}`),
-    "",
-  ].join("\n");
-}
-
-interface Door {
-  name: string;
-  url: string;
-}
 
 export async function measureFrontDoor(
   settings: FrontDoorSettings,
@@ -107,35 +91,29 @@ export async function measureFrontDoor(
       await alone.proc.stop();
     }
 
-    step("front door: launch --instances 2, and HAProxy by hand in front of its instances");
-    const port = await getFreePortFollowedBy(2);
-    const launch = startProcess(
-      process.execPath,
-      [CLI, "launch", "full", MODEL, "--port", String(port), "--instances", "2", "--stop-timeout", "5"],
-      { env: { ...process.env, PATH: `${kit.binDir}:${process.env.PATH ?? ""}` } },
-    );
-    processes.push(launch);
-    await waitForOutput(launch, /^ready: .* through HAProxy/m, 60_000);
-    const handPort = await getFreePort();
-    const handFile = join(kit.binDir, "by-hand.cfg");
-    writeFileSync(handFile, handConfig(handPort, [port + 1, port + 2]));
-    const hand = startProcess("haproxy", ["-db", "-f", handFile]);
-    processes.push(hand);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    step("front door: launch --instances 2, plain nginx and HAProxy by hand in front of its instances");
+    const launch = await startLaunch(kit);
+    processes.push(launch.proc);
+    const nginx = await startPlainNginx(kit.binDir, launch.instancePorts);
+    processes.push(nginx.proc);
+    const hand = await startHandHaproxy(kit.binDir, launch.instancePorts);
+    processes.push(hand.proc);
     const doors: Door[] = [
-      { name: "front door", url: `http://127.0.0.1:${port}/v1/chat/completions` },
-      { name: "by hand", url: `http://127.0.0.1:${handPort}/v1/chat/completions` },
+      { name: "front door", port: launch.port },
+      { name: "plain nginx", port: nginx.port },
+      { name: "by hand", port: hand.port },
     ];
+    const urlOf = (door: Door) => `http://127.0.0.1:${door.port}/v1/chat/completions`;
 
     const results = new Map<string, WrkResult[]>();
     for (let round = 0; round < settings.rounds; round += 1) {
       step(`front door: round ${round + 1} of ${settings.rounds}`);
-      // Alternate which door goes first, so a slow moment of the machine falls on both alike.
-      const order = round % 2 === 0 ? doors : [...doors].reverse();
+      // Each round starts with the next door, so a slow moment of the machine falls on all alike.
+      const order = doors.map((_, i) => doors[(i + round) % doors.length] as Door);
       for (const load of LOADS) {
         for (const door of order) {
           const key = `${door.name}|${load.stream}|${load.callers}`;
-          const result = await runWrk(door.url, scriptOf(load), load.callers, settings.secondsPerRow);
+          const result = await runWrk(urlOf(door), scriptOf(load), load.callers, settings.secondsPerRow);
           results.set(key, [...(results.get(key) ?? []), result]);
         }
       }
@@ -144,13 +122,13 @@ export async function measureFrontDoor(
     step(`front door: ${settings.manyStreams} concurrent streams`);
     const many = [];
     for (const door of doors) {
-      many.push({ door, result: await runWrk(door.url, scripts.stream, settings.manyStreams, 5) });
+      many.push({ door, result: await runWrk(urlOf(door), scripts.stream, settings.manyStreams, 5) });
     }
     step("front door: HAProxy's instructions per request under callgrind");
-    const servers = [port + 1, port + 2].map((instancePort) => `127.0.0.1:${instancePort}`);
+    const servers = launch.instancePorts.map((instancePort) => `127.0.0.1:${instancePort}`);
     const configs = [
       (listen: number) => haproxyConfig({ servers, listen }),
-      (listen: number) => handConfig(listen, [port + 1, port + 2]),
+      (listen: number) => handHaproxyConfig(listen, launch.instancePorts),
     ];
     const counted: string[][] = [];
     for (const stream of [false, true]) {
@@ -165,8 +143,10 @@ export async function measureFrontDoor(
         ratio(front, hand),
       ]);
     }
+    const paced = await measurePacedStreams(kit, settings.paced, step, processes);
     return [
       comparisonSection(results, aloneRows, settings),
+      paced,
       manyStreamsSection(many, settings.manyStreams),
       instructionsSection(counted),
     ];
@@ -200,41 +180,57 @@ function comparisonSection(
     const perSecondOf = (runs: readonly WrkResult[]) =>
       median(runs.map((run) => rate(run) * (load.stream ? CHUNKS_PER_STREAM : 1)));
     const p99 = (runs: readonly WrkResult[]) => median(runs.map((run) => run.p99Us / 1000));
-    const ours = of("front door");
-    const hand = of("by hand");
-    const failed = [...ours, ...hand].reduce((sum, run) => sum + run.errors, 0);
+    const [ours, nginx, hand] = [of("front door"), of("plain nginx"), of("by hand")];
+    const failed = [...ours, ...nginx, ...hand].reduce((sum, run) => sum + run.errors, 0);
     const standIn = alone[i];
     return [
       `${load.name}, ${load.callers} callers`,
       load.stream ? "chunks/s" : "requests/s",
       perSecond(perSecondOf(ours)),
+      perSecond(perSecondOf(nginx)),
       perSecond(perSecondOf(hand)),
+      ratio(perSecondOf(ours), perSecondOf(nginx)),
       ratio(perSecondOf(ours), perSecondOf(hand)),
       millis(p99(ours)),
+      millis(p99(nginx)),
       millis(p99(hand)),
-      ratio(p99(ours), p99(hand)),
       standIn === undefined ? "" : perSecond(rate(standIn) * (load.stream ? CHUNKS_PER_STREAM : 1)),
       count(failed),
     ];
   });
   return {
-    title: "Front door: launch --instances vs the same HAProxy by hand",
-    method: `\`studio-serve launch full ${MODEL} --instances 2\` runs two stand-in vLLMs (C, one thread, epoll, keep-alive; each answer written at once, a stream as ${CHUNKS_PER_STREAM} server-sent events and [DONE], so its first chunk arrives with the rest) behind HAProxy with haproxyConfig's configuration; "by hand" is a second HAProxy with a minimal configuration (leastconn, timeouts) in front of the same two instances. wrk (2 threads, keep-alive) sends chat completions for ${settings.secondsPerRow} s per row, the two doors alternating, in ${settings.rounds} rounds; medians over rounds. "Alone" is one stand-in without any balancer, measured first: what one instance can answer here. Targets (issue #22): the front door's rate at least 0.9× by hand's and its p99 (a stream's first chunk) at most 1.2×. wrk, HAProxy and the stand-ins share 2 cores.`,
+    title: "Front door: launch --instances vs plain nginx and HAProxy by hand",
+    method: `\`studio-serve launch full ${MODEL} --instances 2\` runs two stand-in vLLMs (C, one thread, epoll, keep-alive; each answer written at once, a stream as ${CHUNKS_PER_STREAM} server-sent events and [DONE] in one write) behind HAProxy with haproxyConfig's configuration. In front of the same two instances: plain nginx as the streaming guides set it up (least_conn, upstream keep-alive, proxy_buffering off, no access log), what users would pick instead; and "by hand", a second HAProxy with a minimal configuration (leastconn, timeouts). wrk (2 threads, keep-alive) sends chat completions for ${settings.secondsPerRow} s per row, the doors rotating, in ${settings.rounds} rounds; medians over rounds. "Alone" is one stand-in without any balancer, measured first: what one instance can answer here. Targets (issues #22 and #31): the front door's rate at least 0.9× plain nginx's and by hand's. wrk, the balancers and the stand-ins share 2 cores.`,
     table: markdownTable(
       [
         "load",
         "unit",
         "front door",
+        "plain nginx",
         "by hand",
-        "ratio",
+        "vs nginx",
+        "vs by hand",
         "p99 front door",
+        "p99 nginx",
         "p99 by hand",
-        "p99 ratio",
         "one stand-in alone",
         "failed",
       ],
       rows,
-      ["left", "left", "right", "right", "right", "right", "right", "right", "right", "right"],
+      [
+        "left",
+        "left",
+        "right",
+        "right",
+        "right",
+        "right",
+        "right",
+        "right",
+        "right",
+        "right",
+        "right",
+        "right",
+      ],
     ),
   };
 }

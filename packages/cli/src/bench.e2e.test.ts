@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { getFreePort, type ManagedProcess, waitForOutput } from "@finetune-studio/testing";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { cleanEnv, startCli, tempDir } from "./test/cli-process.js";
-import { type ScheduleServer, startScheduleServer } from "./test/schedule-server.js";
+import { type Schedule, type ScheduleServer, startScheduleServer } from "./test/schedule-server.js";
 
 // `studio-serve bench` for real: the built CLI against stand-ins with a known schedule.
 
@@ -16,7 +16,11 @@ afterAll(async () => {
   await Promise.all(servers.map((server) => server.close()));
 });
 
-async function standIn(extra: { apiKey?: string; chunkEveryMs?: number; chunks?: number } = {}) {
+async function standIn(extra: Partial<Schedule> = {}) {
+  return (await standInServer(extra)).url;
+}
+
+async function standInServer(extra: Partial<Schedule> = {}) {
   const server = await startScheduleServer({
     firstChunkMs: 30,
     chunkEveryMs: 5,
@@ -25,8 +29,20 @@ async function standIn(extra: { apiKey?: string; chunkEveryMs?: number; chunks?:
     ...extra,
   });
   servers.push(server);
-  return server.url;
+  return server;
 }
+
+/** The JSON document a --json run printed on stdout (the progress lines go to stderr, before it). */
+function documentOf(proc: ManagedProcess) {
+  const json = proc.output().slice(proc.output().indexOf("{"));
+  return JSON.parse(json.slice(0, json.lastIndexOf("}") + 1));
+}
+
+const readRecords = (dir: string) =>
+  readFileSync(join(dir, "records.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line));
 
 function bench(args: string[], env: NodeJS.ProcessEnv = {}): ManagedProcess {
   const proc = startCli(["bench", ...args], cleanEnv(env));
@@ -50,8 +66,7 @@ describe("studio-serve bench", { timeout: 90_000 }, () => {
       "--json",
     ]);
     expect(await proc.exited).toBe(0);
-    const json = proc.output().slice(proc.output().indexOf("{"));
-    const document = JSON.parse(json.slice(0, json.lastIndexOf("}") + 1));
+    const document = documentOf(proc);
     expect(document).toMatchObject({
       model: "stand-in",
       loadName: "concurrency",
@@ -87,10 +102,7 @@ describe("studio-serve bench", { timeout: 90_000 }, () => {
       /for 100 req\/s: launch --instances \d+ \(or replicaCount \d+\), each kept 20% below/,
     );
     expect(readdirSync(out).sort()).toEqual(["latency.svg", "records.jsonl", "summary.json"]);
-    const records = readFileSync(join(out, "records.jsonl"), "utf8")
-      .trim()
-      .split("\n")
-      .map((line) => JSON.parse(line));
+    const records = readRecords(out);
     expect(records).toHaveLength(16);
     expect(records[0]).toMatchObject({ ok: true, outputTokens: 4, promptTokens: 12 });
     expect(readFileSync(join(out, "latency.svg"), "utf8")).toContain("<polyline");
@@ -108,11 +120,24 @@ describe("studio-serve bench", { timeout: 90_000 }, () => {
 
   it.each([
     ["an SLO it cannot read", ["--slo", "ttft<500"], 2, /--slo: must be metric=time pairs/],
+    ["a rate and a sweep", ["--rate", "2", "--sweep", "rate:1,2"], 2, /--rate and --sweep: give one/],
     [
-      "a rate and a concurrency",
-      ["--rate", "2", "--concurrency", "3"],
+      "a concurrency sweep and a concurrency",
+      ["--sweep", "concurrency:1,2", "--concurrency", "3"],
       2,
-      /--rate and --concurrency: give one/,
+      /--concurrency and --sweep concurrency:\.\.\.: give one way/,
+    ],
+    [
+      "an infinite rate for a duration, uncapped",
+      ["--sweep", "rate:1,inf", "--duration", "5"],
+      2,
+      /--duration: an infinite rate sends every request at once, without end; cap the requests in flight with --concurrency N/,
+    ],
+    [
+      "a rate and a duration past the requests a run may hold",
+      ["--rate", "20000", "--duration", "60"],
+      2,
+      /--duration: with rate 20000, must schedule at most 1000000 requests \(given "60"\)/,
     ],
     [
       "a sweep it cannot read",
@@ -170,5 +195,146 @@ describe("studio-serve bench", { timeout: 90_000 }, () => {
     expect(wrong.output()).not.toContain("sk-wrong-key");
     const right = bench([guarded, "--api-key-env", "MY_KEY", "--requests", "2"], { MY_KEY: "sk-right-key" });
     expect(await right.exited).toBe(0);
+  });
+
+  it("a server that fails every request: each record keeps why, the summary counts it, no latency is printed", async () => {
+    // vLLM's failure after the headers: a 200 stream whose first event is an error.
+    const url = await standIn({
+      fail: () => ({ streamError: "This model's maximum context length is 2048 tokens", code: 400 }),
+    });
+    const out = join(tempDir("bench-fail-"), "run");
+    const proc = bench([url, "--concurrency", "2", "--requests", "6", "--out", out]);
+    expect(await proc.exited).toBe(1);
+    const row = proc.output().match(/^concurrency 2\s.*$/m)?.[0] ?? "";
+    // TTFT, TPOT, ITL and E2E: four n/a, and no 0 ms anywhere.
+    expect(row.match(/n\/a/g)).toHaveLength(4);
+    expect(proc.output()).not.toMatch(/\b0 ms\b/);
+    expect(proc.output()).toContain("concurrency 2: 6 of 6 requests failed (no latency measured):");
+    expect(proc.output()).toMatch(
+      /^ {2}6 × POST \/v1\/chat\/completions sent an error inside the stream: This model's maximum context length is 2048 tokens$/m,
+    );
+    const records = readRecords(out);
+    expect(records).toHaveLength(6);
+    for (const record of records) {
+      expect(record).toMatchObject({ ok: false, failure: "stream-error" });
+      expect(record.error).toContain("maximum context length is 2048 tokens");
+    }
+    const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8"));
+    expect(summary.levels[0].metrics).toMatchObject({
+      completed: 0,
+      failed: 6,
+      ttftMs: null,
+      tpotMs: null,
+      itlMs: null,
+      e2elMs: null,
+    });
+  });
+
+  it("failures with distinct reasons: counted by reason, bounded, with neither the key nor an Authorization", async () => {
+    const key = "sk-bench-secret-4242";
+    const reasons = [
+      () => ({ status: 503, message: "engine overloaded, try later" }),
+      // A proxy that quotes what it was sent, the key included, and a long trace.
+      (authorization: string | undefined) => ({
+        status: 500,
+        message: `upstream refused Authorization: ${authorization} token=${key}; its own Proxy-Authorization: Basic cHJveHk6cGFzcw==`,
+      }),
+      // The client quotes up to 500 characters of a stream's error; a reason keeps 300, on one line.
+      () => ({ streamError: `prompt too long\n${"  at frame\n".repeat(100)}`, code: 400 }),
+      () => undefined,
+    ];
+    const url = await standIn({ apiKey: key, fail: (index, auth) => reasons[index % 4]?.(auth) });
+    const out = join(tempDir("bench-reasons-"), "run");
+    const proc = bench([url, "--api-key-env", "MY_KEY", "--requests", "12", "--json", "--out", out], {
+      MY_KEY: key,
+    });
+    expect(await proc.exited).toBe(0);
+    const { metrics } = documentOf(proc).levels[0];
+    expect(metrics).toMatchObject({
+      completed: 3,
+      failed: 9,
+      failures: { "http-503": 3, "http-500": 3, "stream-error": 3 },
+    });
+    expect(metrics.failureReasons.map(({ count }: { count: number }) => count)).toEqual([3, 3, 3]);
+    expect(metrics.failureReasons[0].reason).toMatch(/answered 503.*engine overloaded, try later/);
+    const long = metrics.failureReasons[2].reason as string;
+    expect(long).toMatch(/sent an error inside the stream: prompt too long at frame at frame .*…$/);
+    expect(Array.from(long)).toHaveLength(300);
+    // The successful quarter was measured: a real TTFT beside the failures.
+    expect(metrics.ttftMs.median).toBeGreaterThanOrEqual(30);
+    for (const text of [proc.output(), readFileSync(join(out, "records.jsonl"), "utf8")]) {
+      expect(text).not.toContain(key);
+      expect(text).not.toContain("cHJveHk6cGFzcw");
+      expect(text).not.toMatch(/Bearer (?!\[redacted\])/);
+    }
+    const quoted = readRecords(out).find((record) => record.failure === "http-500");
+    expect(quoted.error).toMatch(
+      /refused Authorization: \[redacted\] token=\[redacted\]; its own Proxy-Authorization: \[redacted\]/,
+    );
+  });
+
+  it("a sweep says the concurrency each level reached, and warns when --requests cannot reach one", async () => {
+    const url = await standIn();
+    const out = join(tempDir("bench-reach-"), "run");
+    const args = ["--sweep", "concurrency:1,4,16,64", "--requests", "40", "--slo", "e2el=20s"];
+    const proc = bench([url, ...args, "--out", out]);
+    expect(await proc.exited).toBe(0);
+    expect(proc.output()).toContain(
+      "studio-serve: warning: concurrency 64: --requests 40 never has more than 40 open at once; give --requests 64 or more (or --duration) to reach 64",
+    );
+    expect(proc.output()).not.toMatch(/warning: concurrency 16/);
+    expect(proc.output()).toMatch(/^concurrency 16\s/m);
+    expect(proc.output()).toMatch(/^concurrency 64 \(reached 40\)\s/m);
+    // The capacity names the concurrency served, 40, never 64.
+    expect(proc.output()).toMatch(/capacity: one instance serves concurrency 40 within the SLOs/);
+    const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8"));
+    expect(summary.levels.map((level: { load: number }) => level.load)).toEqual([1, 4, 16, 64]);
+    expect(summary.levels.map((level: { reachedConcurrency: number }) => level.reachedConcurrency)).toEqual([
+      1, 4, 16, 40,
+    ]);
+    expect(summary.capacity).toMatchObject({ highestLoad: 40, firstFailingLoad: null });
+  });
+
+  it("--rate with --concurrency: the rate schedules arrivals, the concurrency caps requests in flight", async () => {
+    // Each request takes about 300 ms: three rounds of three.
+    const server = await standInServer({ firstChunkMs: 300 });
+    const proc = bench([server.url, "--rate", "inf", "--concurrency", "3", "--requests", "9", "--json"]);
+    expect(await proc.exited).toBe(0);
+    const [level] = documentOf(proc).levels;
+    expect(level).toMatchObject({
+      label: "rate inf (max concurrency 3)",
+      load: "inf",
+      reachedConcurrency: 3,
+    });
+    expect(level.metrics).toMatchObject({ completed: 9, failed: 0, peakConcurrency: 3 });
+    // The server's own count: never more than 3 open, where an uncapped infinite rate opens all 9 at once.
+    expect(server.peakOpen()).toBe(3);
+    // A request waiting for a slot is not the generator falling behind: the last ones waited two rounds
+    // (600 ms) for theirs, and that is no delay of this machine's.
+    expect(level.generatorLate.worstMs).toBeLessThan(250);
+  });
+
+  it("inf in a rate sweep, beside finite rates, capped by --concurrency", async () => {
+    const server = await standInServer();
+    const proc = bench([
+      server.url,
+      "--sweep",
+      "rate:50,inf",
+      "--concurrency",
+      "2",
+      "--requests",
+      "6",
+      "--json",
+    ]);
+    expect(await proc.exited).toBe(0);
+    const document = documentOf(proc);
+    expect(document.levels.map(({ label, load }: { label: string; load: unknown }) => [label, load])).toEqual(
+      [
+        ["rate 50 (max concurrency 2)", 50],
+        ["rate inf (max concurrency 2)", "inf"],
+      ],
+    );
+    expect(document.levels[1].metrics.completed).toBe(6);
+    expect(server.peakOpen()).toBeLessThanOrEqual(2);
   });
 });

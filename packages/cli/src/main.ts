@@ -2,6 +2,7 @@
 // The \`studio-serve\` executable: real streams and environment around runCli.
 import { once } from "node:events";
 import { runCli } from "./run.js";
+import { ExitCode } from "./shared/exit-codes.js";
 import { messageOf } from "./shared/messages.js";
 
 let code: number;
@@ -16,7 +17,7 @@ try {
 } catch (error) {
   // A bug, not bad input: one line, no stack trace. Every command has stopped what it started by now.
   process.stderr.write(`studio-serve: unexpected error: ${messageOf(error)}\n`);
-  code = 1;
+  code = ExitCode.Unexpected;
 }
 process.exitCode = code;
 // Everything is stopped and written: should a handle still be open, it must not keep us running.

@@ -119,26 +119,26 @@ describe("the fit check before command and launch", () => {
       "--gpu",
       "L4",
       "--max-model-len",
-      "65536",
+      "49152",
     ];
     const sixteenBit = await runCapture(args, NO_GPU_ENV);
     expect(sixteenBit.stderr).toMatch(/warning: .* fits only with max_model_len <= \d+/);
     const fp8 = await runCapture([...args, "--kv-cache-dtype", "fp8", "--strict"], NO_GPU_ENV);
     expect(fp8.code, fp8.stderr).toBe(0);
     expect(fp8.stderr).not.toMatch(/fit/);
-    expect(fp8.stdout).toContain("--max-model-len 65536 --kv-cache-dtype fp8");
+    expect(fp8.stdout).toContain("--max-model-len 49152 --kv-cache-dtype fp8");
   });
 
   it("plans a LoRA serve with its adapter slots, as plan --max-loras does", async () => {
     const base = fixture("llama-3.1-8b-instruct");
-    const lora = ["lora", base, "--adapter", "a=/adapters/a", "--max-loras", "4", "--max-lora-rank", "128"];
-    const tightLen = ["--gpu", "A10G", "--max-model-len", "30000"];
+    const lora = ["lora", base, "--adapter", "a=/adapters/a", "--max-loras", "4", "--max-lora-rank", "64"];
+    const tightLen = ["--gpu", "A10G", "--max-model-len", "24000"];
     const full = await runCapture(["command", "full", base, ...tightLen], NO_GPU_ENV);
     expect(full.stderr).not.toMatch(/fit/);
     const served = await runCapture(["command", ...lora, ...tightLen], NO_GPU_ENV);
     expect(served.stderr).toMatch(/warning: .* fits only with max_model_len <= \d+/);
     const planned = await runCapture(
-      ["plan", base, "--max-loras", "4", "--max-lora-rank", "128", ...tightLen, "--json"],
+      ["plan", base, "--max-loras", "4", "--max-lora-rank", "64", ...tightLen, "--json"],
       NO_GPU_ENV,
     );
     expect(JSON.parse(planned.stdout).lora.gpuBytes).toBeGreaterThan(0);

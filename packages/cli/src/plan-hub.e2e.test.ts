@@ -23,7 +23,12 @@ function listen(handler: (req: IncomingMessage, res: ServerResponse) => void): P
 }
 
 function safetensors(): Buffer {
-  const header = Buffer.from(JSON.stringify({ w: { dtype: "BF16", shape: [8], data_offsets: [0, 4096] } }));
+  const header = Buffer.from(
+    JSON.stringify({
+      w: { dtype: "BF16", shape: [2048], data_offsets: [0, 4096] },
+      "lm_head.weight": { dtype: "BF16", shape: [1024], data_offsets: [4096, 6144] },
+    }),
+  );
   const length = Buffer.alloc(8);
   length.writeBigUInt64LE(BigInt(header.length));
   return Buffer.concat([length, header]);
@@ -85,9 +90,10 @@ describe("reading a model from the hub (a stand-in on 127.0.0.1)", () => {
     expect(atCdn?.authorization).toBeUndefined();
   });
 
-  it("sizes a one-file model from its header with two ranged reads", async () => {
+  it("sizes a one-file model from its header with two ranged reads, its lm_head.weight apart", async () => {
     const model = await read("org/onefile");
-    expect(model.weightsBytes).toBe(4096);
+    expect(model.weightsBytes).toBe(6144);
+    expect(model.lmHeadBytes).toBe(2048);
   });
 
   it.each([

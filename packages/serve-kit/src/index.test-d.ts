@@ -1,5 +1,6 @@
 import type { Recommendations } from "@finetune-studio/types";
 import { assertType, describe, expectTypeOf, it } from "vitest";
+import type * as publicEntry from "./index.js";
 import {
   buildDockerCommand,
   buildLoraAdapterResources,
@@ -27,7 +28,6 @@ import {
   type ServePlan,
   type StackCommands,
   type StackValues,
-  safetensorsHeaderBytes,
   serveConfigFromRecommendations,
   summarizeVllmMetrics,
   VLLM_PLAN_COMMIT,
@@ -179,9 +179,20 @@ describe("types", () => {
     expectTypeOf(VLLM_PLAN_COMMIT).toBeString();
   });
 
-  it("the GPU table and the safetensors header reader", () => {
+  it("the GPU table", () => {
     expectTypeOf(GPU_MODELS).toEqualTypeOf<readonly GpuModel[]>();
     expectTypeOf(findGpuModel("H100")).toEqualTypeOf<GpuModel | undefined>();
-    expectTypeOf(safetensorsHeaderBytes({}, "header")).toBeNumber();
+  });
+
+  it("keeps what only the CLI needs out of the public entry", () => {
+    type CliPlumbing =
+      | "HAPROXY_BACKEND"
+      | "haproxyServerName"
+      | "connectionsWithinFileLimit"
+      | "defaultMaxConnections"
+      | "MAX_FRONT_CONNECTIONS"
+      | "safetensorsHeaderBytes"
+      | "checkListenAddress";
+    expectTypeOf<Extract<keyof typeof publicEntry, CliPlumbing>>().toBeNever();
   });
 });

@@ -1,4 +1,5 @@
-// The public surface of @finetune-studio/serve-kit. Everything else lives in ./internal and is not API.
+// The public surface of @finetune-studio/serve-kit. What only the studio-serve CLI needs is in
+// ./internal-entry.ts (`@finetune-studio/serve-kit/internal`, not API); the helpers in ./internal/ are not API.
 
 export {
   arrivalTimesMs,
@@ -6,14 +7,20 @@ export {
   type BenchRequestRecord,
   type BenchSlo,
   type CapacityAnswer,
+  type ChatTurnMessage,
+  type Conversation,
+  type ConversationWorkload,
+  type ConversationWorkloadOptions,
   capacityFromSweep,
   computeBenchMetrics,
+  conversationWorkload,
   type LatencySummary,
   latencyChartSvg,
   parseSlo,
   percentile,
   type SweepPoint,
   timePerOutputToken,
+  turnMessages,
 } from "./bench/index.js";
 export {
   buildDockerCommand,
@@ -23,15 +30,10 @@ export {
 } from "./docker-command.js";
 export { ServeConfigError } from "./errors.js";
 export {
-  connectionsWithinFileLimit,
-  defaultMaxConnections,
-  HAPROXY_BACKEND,
   type HaproxyConfigOptions,
   haproxyConfig,
-  haproxyServerName,
-  MAX_FRONT_CONNECTIONS,
-} from "./haproxy-config.js";
-export { checkListenAddress } from "./listen-address.js";
+} from "./front-door/haproxy-config.js";
+export { type NginxConfigOptions, nginxConfig } from "./front-door/nginx-config.js";
 export { MAX_LORA_RANKS, type MaxLoraRank, maxLoraRankFor } from "./max-lora-rank.js";
 export {
   DEFAULT_PROMETHEUS_RULES_FILE,
@@ -55,7 +57,6 @@ export {
   type VllmLoad,
   type VllmMetricsSummary,
 } from "./monitoring/vllm-summary.js";
-export { type NginxConfigOptions, nginxConfig } from "./nginx-config.js";
 export {
   ENGINE_OPTION_LIST,
   ENGINE_OPTIONS,
@@ -65,7 +66,10 @@ export {
   type FullEngineOptions,
   type LoraEngineOptions,
   VLLM_DTYPES,
+  type VllmBlockSize,
+  type VllmDefault,
   type VllmDtype,
+  type VllmQuantizationMethod,
 } from "./options/engine-options.js";
 export {
   findGpuModel,
@@ -76,6 +80,7 @@ export {
   type KvCacheGroup,
   type LayerKvSpec,
   type LoraMemory,
+  type PlanEnvironment,
   type PlanFigure,
   type PlanGpu,
   type PlanKvCache,
@@ -84,7 +89,6 @@ export {
   type PlanVerdict,
   planServe,
   type ServePlan,
-  safetensorsHeaderBytes,
   VLLM_PLAN_COMMIT,
 } from "./plan/index.js";
 export {
@@ -92,6 +96,7 @@ export {
   type ServeFromRecommendationsOptions,
   serveConfigFromRecommendations,
 } from "./recommendations.js";
+export { DEFAULT_SESSION_HEADER, ROUTING_POLICIES, type RoutingPolicy } from "./routing.js";
 export { buildServeCommand } from "./serve-command.js";
 export type {
   FullServeOptions,

@@ -3,6 +3,7 @@ import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import * as api from "./index.js";
+import * as internal from "./internal-entry.js";
 
 const SRC = fileURLToPath(new URL(".", import.meta.url));
 
@@ -19,18 +20,18 @@ describe("the public surface", () => {
     expect(Object.keys(api).sort()).toEqual([
       "DEFAULT_HF_CACHE_VOLUME",
       "DEFAULT_PROMETHEUS_RULES_FILE",
+      "DEFAULT_SESSION_HEADER",
       "DEFAULT_VLLM_IMAGE",
       "ENGINE_OPTIONS",
       "ENGINE_OPTION_LIST",
       "GPU_MODELS",
-      "HAPROXY_BACKEND",
       "KNOWN_ARCHITECTURES",
       "KV_CACHE_DTYPES",
       "LORA_ADAPTER_API_VERSION",
-      "MAX_FRONT_CONNECTIONS",
       "MAX_LORA_RANKS",
       "MAX_MODELS_SUMMARISED",
       "PROMETHEUS_ALERTS",
+      "ROUTING_POLICIES",
       "ServeConfigError",
       "VLLM_DTYPES",
       "VLLM_METRICS",
@@ -44,13 +45,10 @@ describe("the public surface", () => {
       "buildStackCommands",
       "buildStackValues",
       "capacityFromSweep",
-      "checkListenAddress",
       "computeBenchMetrics",
-      "connectionsWithinFileLimit",
-      "defaultMaxConnections",
+      "conversationWorkload",
       "findGpuModel",
       "haproxyConfig",
-      "haproxyServerName",
       "latencyChartSvg",
       "maxLoraRankFor",
       "nginxConfig",
@@ -59,11 +57,26 @@ describe("the public surface", () => {
       "planServe",
       "prometheusConfig",
       "prometheusRules",
-      "safetensorsHeaderBytes",
       "serveConfigFromRecommendations",
       "summarizeVllmMetrics",
       "timePerOutputToken",
+      "turnMessages",
     ]);
+  });
+
+  it("leaves what only the CLI needs to the internal entry, and nothing to both", () => {
+    expect(Object.keys(internal).sort()).toEqual([
+      "AFFINITY_BACKEND",
+      "HAPROXY_BACKEND",
+      "MAX_FRONT_CONNECTIONS",
+      "checkListenAddress",
+      "connectionsWithinFileLimit",
+      "defaultMaxConnections",
+      "haproxyServerName",
+      "safetensorsHeaderBytes",
+      "safetensorsLmHeadBytes",
+    ]);
+    expect(Object.keys(internal).filter((name) => name in api)).toEqual([]);
   });
 
   it("keeps the builders free of Node modules, so they run in a browser too (the CLI lives in @finetune-studio/cli)", () => {
@@ -80,5 +93,10 @@ describe("the package manifest", () => {
     const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
     expect(Object.keys(manifest.dependencies ?? {})).toEqual(["@finetune-studio/types", "yaml"]);
     expect(manifest.bin).toBeUndefined();
+  });
+
+  it("exports the public entry and the CLI's internal one", () => {
+    const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+    expect(Object.keys(manifest.exports)).toEqual([".", "./internal", "./package.json"]);
   });
 });

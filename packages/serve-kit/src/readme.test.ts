@@ -5,14 +5,15 @@ import {
   buildServeCommand,
   buildStackCommands,
   buildStackValues,
-  defaultMaxConnections,
-  findGpuModel,
+  computeBenchMetrics,
   haproxyConfig,
   nginxConfig,
+  parseSlo,
   planServe,
   serveConfigFromRecommendations,
   VLLM_PLAN_COMMIT,
 } from "./index.js";
+import { fixtureModel, gpuNamed, PLANNED_LOGS, PUBLISHED_LOGS } from "./test/plan-fixtures.js";
 
 // The README's examples are what the builders give: each documented input, built, appears in it.
 const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8")
@@ -79,10 +80,29 @@ describe("README examples", () => {
     expect(config).toContain("balance leastconn");
     expect(config).toContain("default-server check inter 2s fall 2 rise 2 maxconn 1024");
     expect(readme).toContain("`maxNumSeqs` at once (vLLM's `--max-num-seqs`, default 1024)");
-    expect(defaultMaxConnections(2)).toBe(8192);
+    expect(config).toContain("    maxconn 8192\n");
+    expect(config).toMatch(
+      /\nbackend vllm\n[\s\S]*\n {4}server vllm-0 127\.0\.0\.1:8001\n {4}server vllm-1 127\.0\.0\.1:8002\n/,
+    );
+    expect(readme).toContain(
+      "the backend is `vllm`, its servers `vllm-0`, `vllm-1`, ... in the order\ngiven",
+    );
     expect(readme).toContain("four times what\nthe instances batch, at least 4096");
     expect(config).toMatch(/retry-on conn-failure\n/);
     expect(readme).toContain("`/health` is checked every 2 s");
+  });
+
+  it("load-test metrics", () => {
+    const sent = { ok: true, startMs: 0, promptTokens: 5 };
+    const records = [
+      { ...sent, ttftMs: 100, itlMs: [10, 10], latencyMs: 120, outputTokens: 3 },
+      { ...sent, ttftMs: 900, itlMs: [], latencyMs: 900, outputTokens: 1 },
+    ];
+    const metrics = computeBenchMetrics(records, 12.5, parseSlo("ttft=500ms,tpot=50ms"));
+    expect(readme).toContain('computeBenchMetrics(records, 12.5, parseSlo("ttft=500ms,tpot=50ms"))');
+    // numpy.percentile's linear interpolation between the two TTFTs; the slow first token misses the SLO.
+    expect(metrics.ttftMs?.p99).toBeCloseTo(892);
+    expect(metrics.goodput?.share).toBe(0.5);
   });
 
   it("production-stack", () => {
@@ -101,50 +121,36 @@ describe("README examples", () => {
   });
 });
 
-interface PublishedLog {
-  model: string;
-  gpu: string;
-  gpus: number;
-  flags: string;
-  settings: Record<string, number> | null;
-  logged: { weightsGiB: number; availableKvGiB: number; kvTokens: number; maxConcurrency: number };
-  source: string;
-}
-
-const fixture = (path: string): unknown =>
-  JSON.parse(readFileSync(new URL(`./plan/fixtures/${path}`, import.meta.url), "utf8"));
-
-/** "owner/name#N" for a GitHub issue or pull request address, the link the table shows. */
+/** "owner/name#N" for a GitHub issue or pull request, "owner/name" for a file, the link the table shows. */
 function sourceLink(source: string): string {
   const url = source.split(" ")[0] ?? "";
-  const match = /github\.com\/[^/]+\/([^/]+)\/(?:issues|pull)\/(\d+)/.exec(url);
-  if (!match) throw new Error(`not a GitHub issue or pull request: ${source}`);
-  return `[${match[1]}#${match[2]}](${url})`;
+  const issue = /github\.com\/[^/]+\/([^/]+)\/(?:issues|pull)\/(\d+)/.exec(url);
+  if (issue) return `[${issue[1]}#${issue[2]}](${url})`;
+  const file = /github\.com\/([^/]+\/[^/]+)\/blob\//.exec(url);
+  if (!file) throw new Error(`not a GitHub issue, pull request or file: ${source}`);
+  return `[${file[1]}](${url})`;
 }
 
-/** The README's row for a published log: the plan's figure, then vLLM's, for each. */
-function planVersusLogRow(log: PublishedLog): string {
-  const found = findGpuModel(log.gpu);
-  if (!found || !log.settings) throw new Error(`cannot plan ${log.model} on ${log.gpu}`);
-  const plan = planServe(
-    {
-      config: fixture(`${log.model}/config.json`),
-      safetensorsIndex: fixture(`${log.model}/model.safetensors.index.json`),
-    },
-    { name: found.name, memoryBytes: found.memoryBytes, count: log.gpus },
-    log.settings,
-  );
+/** The README's row for a published log: the plan's figure, then vLLM's ("—" where it logged none). */
+function planVersusLogRow(log: (typeof PLANNED_LOGS)[number]): string {
+  const gpu = gpuNamed(log.gpu, log.gpus);
+  const plan = planServe(fixtureModel(log.model), gpu, log.settings);
+  const capacity = { tokens: plan.kvCache?.tokens ?? 0, maxConcurrency: plan.kvCache?.maxConcurrency ?? 0 };
   const gib = (bytes: number) => (bytes / 1024 ** 3).toFixed(2);
+  const logged = (value: number | undefined, format: (n: number) => string) =>
+    value === undefined ? "—" : format(value);
   const tokens = (count: number) => count.toLocaleString("en-US");
+  const times = (x: number) => `${x.toFixed(2)}x`;
   return [
     "",
     log.model,
-    log.gpus === 1 ? found.name : `${log.gpus} × ${found.name}`,
+    log.gpus === 1 ? gpu.name : `${log.gpus} × ${gpu.name}`,
     `\`${log.flags}\``,
-    `${gib(plan.weights.bytes)} / ${log.logged.weightsGiB.toFixed(2)}`,
-    `${gib(plan.availableKvMemory.signedBytes)} / ${log.logged.availableKvGiB.toFixed(2)}`,
-    `${tokens(plan.kvCache?.tokens ?? 0)} / ${tokens(log.logged.kvTokens)}`,
-    `${(plan.kvCache?.maxConcurrency ?? 0).toFixed(2)}x / ${log.logged.maxConcurrency.toFixed(2)}x`,
+    `${gib(plan.weights.bytes)} / ${logged(log.logged.weightsGiB, (n) => n.toFixed(2))}`,
+    `${gib(plan.availableKvMemory.signedBytes)} / ${logged(log.logged.availableKvGiB, (n) => n.toFixed(2))}`,
+    `${tokens(capacity.tokens)} / ${logged(log.logged.kvTokens, tokens)}`,
+    `${times(capacity.maxConcurrency)} / ${logged(log.logged.maxConcurrency, times)}`,
+    `${plan.verdict.kind} / ${log.outcome ?? "—"}`,
     sourceLink(log.source),
     "",
   ]
@@ -153,33 +159,23 @@ function planVersusLogRow(log: PublishedLog): string {
 }
 
 describe("README: will it fit?", () => {
-  const logs = fixture("vllm-logs.json") as PublishedLog[];
-
-  it.each(logs.filter((log) => log.settings !== null).map((log) => [log.flags, log] as const))(
+  it.each(PLANNED_LOGS.map((log) => [`${log.model} ${log.flags}`, log] as const))(
     "the table's row for %s is what the plan gives today, beside vLLM's logged figures",
     (_, log) => {
       expect(readme).toContain(planVersusLogRow(log));
     },
   );
 
-  it("the example's verdict: Llama 3.1 8B on an L4 at 32768 tokens", () => {
-    const l4 = findGpuModel("L4");
-    if (!l4) throw new Error("no L4 in the table");
-    const model = "llama-3.1-8b-instruct";
-    const { verdict } = planServe(
-      {
-        config: fixture(`${model}/config.json`),
-        safetensorsIndex: fixture(`${model}/model.safetensors.index.json`),
-      },
-      { name: l4.name, memoryBytes: l4.memoryBytes },
-      { maxModelLen: 32768 },
-    );
+  it("the example's verdict: Llama 3.1 8B on an L4 at 16384 tokens", () => {
+    const { verdict } = planServe(fixtureModel("llama-3.1-8b-instruct"), gpuNamed("L4"), {
+      maxModelLen: 16384,
+    });
     expect(verdict).toEqual({ kind: "fits", summary: expect.any(String), flags: [] });
     expect(readme).toContain(`plan.verdict; // { kind: "fits", summary: "${verdict.summary}", flags: [] }`);
   });
 
   it("names every published log's source and the vLLM commit the rules follow", () => {
-    for (const log of logs) expect(readme).toContain(sourceLink(log.source));
+    for (const log of PUBLISHED_LOGS) expect(readme).toContain(sourceLink(log.source));
     expect(readme).toContain(`vLLM commit \`${VLLM_PLAN_COMMIT.slice(0, 12)}\``);
   });
 });

@@ -356,14 +356,39 @@ describe("buildServeCommand refuses bad input with a clear error", () => {
     );
   });
 
-  it("refuses a LoRA base-model name equal to an adapter's: a client asking for the adapter would get the base", () => {
+  it("refuses a LoRA base-model served name equal to an adapter's: vLLM answers a name with one model", () => {
     const name = "support";
     expect(() => buildServeCommand(lora({ servedModelName: name }))).toThrow(
       expect.objectContaining({
         field: "servedModelName",
-        rule: expect.stringMatching(/must differ from every adapter's name/),
+        rule: expect.stringMatching(
+          /^must differ from every adapter's name, since vLLM .*: the adapter named "support" could not be reached$/,
+        ),
+        given: '"support"',
       }),
     );
+  });
+
+  it("refuses an adapter named like the base model it serves on when no served name is set, naming both", () => {
+    const options: ServeOptions = {
+      kind: "lora",
+      baseModel: "gpt2",
+      adapters: [
+        { name: "support", path: "/a" },
+        { name: "gpt2", path: "/b" },
+      ],
+    };
+    expect(() => buildServeCommand(options)).toThrow(
+      expect.objectContaining({
+        field: "adapters[1].name",
+        rule: expect.stringMatching(
+          /^must differ from the base model's served name "gpt2" \(the base model as given, .*could not be reached$/,
+        ),
+        given: '"gpt2"',
+      }),
+    );
+    // A served name of its own frees the base model's path for an adapter.
+    expect(buildServeCommand({ ...options, servedModelName: "base" }).argv).toContain("gpt2=/b");
   });
 
   it("allows options that only start like an owned one", () => {

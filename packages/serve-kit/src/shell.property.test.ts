@@ -90,7 +90,7 @@ describe("shell text parses back to exactly argv", { timeout: 60_000 }, () => {
   });
 
   it("for docker commands with hub repositories and absolute paths", () => {
-    // Under /models: `/` itself and a whole home are refused as mount sources (hardening.test.ts).
+    // Under /models: `/` itself and a whole home are refused as mount sources (hostile-input.test.ts).
     const absolute = reference.map((s) => `/models/${s.replaceAll(":", "_")}`);
     fc.assert(
       fc.property(

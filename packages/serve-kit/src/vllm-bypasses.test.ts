@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { buildServeCommand, ServeConfigError, type ServeOptions } from "./index.js";
 import { parseVllmServe } from "./test/vllm-parser.js";
 
-// Issue #12: every way found to walk around the owned-flag guard, each refused with its reason. Each case
+// Every way found to walk around the owned-flag guard, each refused with its reason. Each case
 // also shows, through the model of vLLM's parser, what vLLM would have done with the argv.
 
 const full = (extraArgs: string[]): ServeOptions => ({

@@ -109,6 +109,20 @@ describe("installed from the packed tarballs with npm", () => {
     expect(argv.slice(0, 3)).toEqual(["vllm", "serve", "org/model"]);
   });
 
+  it("keeps serve-kit's internal entry apart, throwing the public entry's error class", () => {
+    const verdict = node([
+      "--input-type=module",
+      "-e",
+      [
+        'import * as api from "@finetune-studio/serve-kit";',
+        'import { safetensorsHeaderBytes } from "@finetune-studio/serve-kit/internal";',
+        "try { safetensorsHeaderBytes(null, 'header'); } catch (error) {",
+        "  console.log(error instanceof api.ServeConfigError, 'safetensorsHeaderBytes' in api); }",
+      ].join("\n"),
+    ]);
+    expect(verdict.trim()).toBe("true false");
+  });
+
   it("installs a working studio-serve bin from @finetune-studio/cli", () => {
     const bin = join(consumerDir, "node_modules", ".bin", "studio-serve");
     expect(realpathSync(bin)).toBe(

@@ -17,7 +17,7 @@ import type { BenchRequestRecord } from "@finetune-studio/serve-kit";
 export async function measureRequest(
   chat: ChatClient,
   request: ChatCompletionRequest,
-  options: { startMs: number; signal: AbortSignal; timeoutMs: number },
+  options: { startMs: number; signal: AbortSignal; timeoutMs: number; secrets: readonly string[] },
 ): Promise<BenchRequestRecord> {
   const sent = performance.now();
   const record: BenchRequestRecord & { itlMs: number[] } = {
@@ -52,13 +52,46 @@ export async function measureRequest(
       last = now;
     }
     record.latencyMs = last - sent;
-    if (first) return { ...record, failure: "no-tokens" };
+    if (first) return { ...record, failure: "no-tokens", error: NO_TOKENS };
     // Token counts come from the server, never from the text: a server that sends none is not measured.
-    if (!usage) return { ...record, failure: "no-usage" };
+    if (!usage) return { ...record, failure: "no-usage", error: NO_USAGE };
     return { ...record, ok: true };
   } catch (error) {
-    return { ...record, latencyMs: performance.now() - sent, failure: failureKind(error, options.signal) };
+    return {
+      ...record,
+      latencyMs: performance.now() - sent,
+      failure: failureKind(error, options.signal),
+      error: options.signal.aborted ? CANCELLED : failureReason(error, options.secrets),
+    };
   }
+}
+
+const NO_TOKENS = "the stream ended without a content chunk";
+const NO_USAGE = "the stream sent no usage chunk (stream_options.include_usage), so no token count";
+const CANCELLED = "the run was stopped";
+
+/** The most a failure reason keeps, in characters: enough for the server's own sentence. */
+export const MAX_REASON_LENGTH = 300;
+
+/**
+ * Why a request failed, in words fit for records.jsonl and a summary: the client's message (which already
+ * scrubs the key it sent), on one line, with the key, any Authorization value and any bearer token a server
+ * echoed written as [redacted], cut to MAX_REASON_LENGTH characters.
+ */
+export function failureReason(error: unknown, secrets: readonly string[]): string {
+  let text = error instanceof Error ? error.message : String(error);
+  for (const secret of secrets) if (secret !== "") text = text.replaceAll(secret, "[redacted]");
+  text = text
+    .replace(/(authorization["']?\s*[:=]\s*["']?)(?:(?:bearer|basic|token)\s+)?[^\s"',;]+/gi, "$1[redacted]")
+    .replace(/\bbearer\s+(?!\[redacted\])[^\s"',;]+/gi, "Bearer [redacted]")
+    // Control characters and line breaks (a server's stack trace) become spaces: one line per reason.
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\s]+/g, " ")
+    .trim();
+  const characters = Array.from(text);
+  return characters.length > MAX_REASON_LENGTH
+    ? `${characters.slice(0, MAX_REASON_LENGTH - 1).join("")}…`
+    : text;
 }
 
 /** A short name for why a request failed, to count failures by kind. */

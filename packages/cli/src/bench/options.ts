@@ -19,7 +19,7 @@ export const CONCURRENCY_FLAG = countFlag("concurrency", {
   min: 1,
   max: 100_000,
   fallback: 1,
-  help: "keep N requests open at once",
+  help: "keep N requests open at once; with --rate, at most N open at once\n(arrivals wait for a slot)",
 });
 export const RATE_FLAG = ruleFlag(
   "rate",
@@ -39,7 +39,7 @@ export const SEED_FLAG = countFlag("seed", {
   help: "with --rate: the seed of the arrival times",
 });
 export const SWEEP_FLAG = textFlag("sweep", {
-  valueName: "rate:1,2,4 | concurrency:1,4,16",
+  valueName: "rate:1,4,inf | concurrency:1,4,16",
   help: "measure each load in turn; with --slo, find the highest one served",
 });
 export const REQUESTS_FLAG = countFlag("requests", {
@@ -148,15 +148,25 @@ export interface BenchPlan {
   timeoutMs: number;
 }
 
-/** Reads the load flags: one of --rate, --concurrency or --sweep (default: one request at a time). */
+/**
+ * Reads the load flags: --rate, --concurrency or --sweep (default: one request at a time); --concurrency
+ * with --rate or a rate sweep caps the requests in flight (see `maxConcurrencyOf`).
+ */
 export function planBench(parsed: ParsedFlags): BenchPlan {
-  giveOne(parsed, [RATE_FLAG, CONCURRENCY_FLAG, SWEEP_FLAG], " way to offer the load");
+  giveOne(parsed, [RATE_FLAG, SWEEP_FLAG], " way to offer the load");
+  const maxConcurrency = maxConcurrencyOf(parsed);
   const burstiness = parsed.get(BURSTINESS_FLAG);
   const seed = parsed.get(SEED_FLAG);
   const rateLevel = (rate: number): LoadLevel => ({
     load: rate,
-    label: `rate ${rate === Number.POSITIVE_INFINITY ? "inf" : rate}`,
-    shape: { kind: "rate", rate, burstiness, seed },
+    label: `rate ${rate === Number.POSITIVE_INFINITY ? "inf" : rate}${maxConcurrency === undefined ? "" : ` (max concurrency ${maxConcurrency})`}`,
+    shape: {
+      kind: "rate",
+      rate,
+      burstiness,
+      seed,
+      ...(maxConcurrency === undefined ? {} : { maxConcurrency }),
+    },
   });
   const concurrencyLevel = (concurrency: number): LoadLevel => ({
     load: concurrency,
@@ -178,7 +188,7 @@ export function planBench(parsed: ParsedFlags): BenchPlan {
     if (loads.length > 32) refuse("--sweep", "must list at most 32 loads", sweep);
     levels =
       kind === "rate"
-        ? loads.map((text) => rateLevel(positiveDecimal(text, "--sweep")))
+        ? loads.map((text) => rateLevel(positiveDecimal(text, "--sweep", true)))
         : loads.map((text) => concurrencyLevel(wholeNumber(text, "--sweep", 1, 100_000)));
     loadName = kind === "rate" ? "request rate (req/s)" : "concurrency";
   } else {
@@ -187,6 +197,7 @@ export function planBench(parsed: ParsedFlags): BenchPlan {
   giveOne(parsed, [REQUESTS_FLAG, DURATION_FLAG], " way to end a run");
   const duration = parsed.get(DURATION_FLAG);
   const durationMs = duration === undefined ? undefined : duration * 1000;
+  if (durationMs !== undefined) checkRateForDuration(levels, durationMs, parsed.raw.duration);
   let slo: BenchSlo | undefined;
   try {
     const text = parsed.get(SLO_FLAG);
@@ -213,4 +224,36 @@ export function planBench(parsed: ParsedFlags): BenchPlan {
     targetRps,
     timeoutMs: parsed.get(TIMEOUT_FLAG) * 1000,
   };
+}
+
+// --concurrency beside --rate or a rate sweep, as vLLM's `--max-concurrency` beside its
+// `--request-rate`: the rate schedules the arrivals, the concurrency caps the requests in flight.
+
+/** The cap on requests in flight for rate levels, or undefined when --concurrency sets the load itself. */
+function maxConcurrencyOf(parsed: ParsedFlags): number | undefined {
+  const { raw } = parsed;
+  if (raw.concurrency === undefined) return undefined;
+  const rates = raw.rate !== undefined || String(raw.sweep ?? "").startsWith("rate:");
+  if (raw.sweep !== undefined && !rates) {
+    throw new UsageError("--concurrency and --sweep concurrency:...: give one way to offer the load");
+  }
+  return rates ? parsed.get(CONCURRENCY_FLAG) : undefined;
+}
+
+/** The most requests one level of a --duration run may schedule: the bound on --requests. */
+const MAX_SCHEDULED = 1_000_000;
+
+/** --duration with a rate: a finite rate schedules rate × duration requests; an infinite one needs a cap. */
+function checkRateForDuration(levels: readonly LoadLevel[], durationMs: number, given: unknown): void {
+  for (const { shape } of levels) {
+    if (shape.kind !== "rate") continue;
+    if (shape.rate === Number.POSITIVE_INFINITY && shape.maxConcurrency === undefined) {
+      throw new UsageError(
+        "--duration: an infinite rate sends every request at once, without end; cap the requests in flight with --concurrency N, or give --requests N",
+      );
+    }
+    if ((shape.rate * durationMs) / 1000 > MAX_SCHEDULED) {
+      refuse("--duration", `with rate ${shape.rate}, must schedule at most ${MAX_SCHEDULED} requests`, given);
+    }
+  }
 }

@@ -1,8 +1,40 @@
+import { escapeForTerminal } from "@finetune-studio/internal";
 import type { BenchMetrics, CapacityAnswer, LatencySummary } from "@finetune-studio/serve-kit";
+import type { LoadShape } from "./run-load.js";
 
 const ms = (value: number) =>
   value >= 10_000 ? `${(value / 1000).toFixed(1)} s` : `${Math.round(value)} ms`;
-const pair = (summary: LatencySummary) => `${ms(summary.median)} / ${ms(summary.p99)}`;
+/** No figure without a completed request that measured it. */
+const pair = (summary: LatencySummary | null) =>
+  summary === null ? "n/a" : `${ms(summary.median)} / ${ms(summary.p99)}`;
+
+/** A load as written on the command line: an infinite rate is `inf` (JSON has no Infinity). */
+export const loadText = (load: number): number | "inf" => (Number.isFinite(load) ? load : "inf");
+
+/** A level's name, with the concurrency it reached when that fell short of the one asked for. */
+export function levelLabel(label: string, shape: LoadShape, reachedConcurrency: number): string {
+  return shape.kind === "concurrency" && reachedConcurrency < shape.concurrency
+    ? `${label} (reached ${reachedConcurrency})`
+    : label;
+}
+
+/**
+ * Before a run: each level whose concurrency the requests cannot reach (a run of N requests never has more
+ * than N open), so the table's "(reached N)" comes as no surprise.
+ */
+export function unreachableLevels(
+  levels: readonly { label: string; shape: LoadShape }[],
+  requests: number,
+): string[] {
+  return levels.flatMap(({ label, shape }) => {
+    const asked = shape.kind === "concurrency" ? shape.concurrency : shape.maxConcurrency;
+    return asked !== undefined && asked > requests
+      ? [
+          `${label}: --requests ${requests} never has more than ${requests} open at once; give --requests ${asked} or more (or --duration) to reach ${asked}`,
+        ]
+      : [];
+  });
+}
 
 /** One row per load level: throughput, the latencies (p50 / p99) and what failed or met the SLOs. */
 export function formatBenchTable(rows: readonly { label: string; metrics: BenchMetrics }[]): string {
@@ -47,6 +79,23 @@ export function formatBenchTable(rows: readonly { label: string; metrics: BenchM
   return `${[line(headers), ...cells.map(line)].join("\n")}\n`;
 }
 
+/** Why requests failed, the most frequent reasons of each level that had failures, for the terminal. */
+export function formatFailureReasons(rows: readonly { label: string; metrics: BenchMetrics }[]): string {
+  const lines = rows.flatMap(({ label, metrics }) => {
+    if (metrics.failed === 0) return [];
+    const total = metrics.completed + metrics.failed;
+    const shown = metrics.failureReasons.reduce((sum, { count }) => sum + count, 0);
+    return [
+      `${label}: ${metrics.failed} of ${total} requests failed${metrics.completed === 0 ? " (no latency measured)" : ""}:`,
+      ...metrics.failureReasons.map(({ reason, count }) => `  ${count} × ${escapeForTerminal(reason)}`),
+      ...(shown < metrics.failed
+        ? [`  ${metrics.failed - shown} × other reasons (records.jsonl with --out)`]
+        : []),
+    ];
+  });
+  return lines.length === 0 ? "" : `${lines.join("\n")}\n`;
+}
+
 /** What the sweep says about one instance, and the fleet a target needs. */
 export function formatCapacity(
   answer: CapacityAnswer,
@@ -60,9 +109,9 @@ export function formatCapacity(
   const knee =
     answer.firstFailingLoad === null
       ? "every load tried met them: the knee lies higher, extend the sweep"
-      : `at ${answer.firstFailingLoad} they no longer held`;
+      : `at ${loadText(answer.firstFailingLoad)} they no longer held`;
   const lines = [
-    `capacity: one instance serves ${loadName} ${answer.highestLoad} within the SLOs for ${share} (${(answer.requestsPerSecond ?? 0).toFixed(2)} good req/s); ${knee}`,
+    `capacity: one instance serves ${loadName} ${loadText(answer.highestLoad)} within the SLOs for ${share} (${(answer.requestsPerSecond ?? 0).toFixed(2)} good req/s); ${knee}`,
   ];
   if (targetRps !== undefined && answer.instances !== null) {
     lines.push(

@@ -4,9 +4,12 @@ import { arrivalTimesMs, type BenchRequestRecord } from "@finetune-studio/serve-
 import { sleep } from "../shared/abortable-sleep.js";
 import { measureRequest } from "./measure-request.js";
 
-/** How requests are offered: at a rate (Poisson-like arrivals) or by keeping a number open at once. */
+/**
+ * How requests are offered: at a rate (Poisson-like arrivals; `maxConcurrency` caps how many are open at
+ * once) or by keeping a number open at once.
+ */
 export type LoadShape =
-  | { kind: "rate"; rate: number; burstiness: number; seed: number }
+  | { kind: "rate"; rate: number; burstiness: number; seed: number; maxConcurrency?: number }
   | { kind: "concurrency"; concurrency: number };
 
 export interface LoadRun {
@@ -15,6 +18,8 @@ export interface LoadRun {
   durationSeconds: number;
   /** Rate runs: requests sent more than `LATE_MS` after their scheduled time, and the worst delay. */
   late: { count: number; worstMs: number };
+  /** The most requests this run had open at once, failed ones included: the concurrency it reached. */
+  reachedConcurrency: number;
 }
 
 /** A request this much behind its schedule means the generator, not the server, set the pace. */
@@ -29,6 +34,8 @@ export interface LoadOptions {
   shape: LoadShape;
   timeoutMs: number;
   signal: AbortSignal;
+  /** Texts no failure reason may hold (the key sent). */
+  secrets?: readonly string[];
   /** Called after each request ends, with every record so far. */
   onRecord?: (records: readonly BenchRequestRecord[]) => void;
 }
@@ -41,14 +48,22 @@ export async function runLoad(options: LoadOptions): Promise<LoadRun> {
   const started = performance.now();
   const deadline = options.durationMs === undefined ? Number.POSITIVE_INFINITY : started + options.durationMs;
   const late = { count: 0, worstMs: 0 };
+  let open = 0;
+  let reachedConcurrency = 0;
+  let onSlotFree: (() => void) | undefined;
   const requestAt = (index: number) =>
     options.requests[index % options.requests.length] as ChatCompletionRequest;
   const send = async (index: number) => {
+    open++;
+    reachedConcurrency = Math.max(reachedConcurrency, open);
     const record = await measureRequest(options.chat, requestAt(index), {
       startMs: performance.now() - started,
       signal: options.signal,
       timeoutMs: options.timeoutMs,
+      secrets: options.secrets ?? [],
     });
+    open--;
+    onSlotFree?.();
     records.push(record);
     options.onRecord?.(records);
   };
@@ -63,20 +78,36 @@ export async function runLoad(options: LoadOptions): Promise<LoadRun> {
     await Promise.all(Array.from({ length: options.shape.concurrency }, worker));
   } else {
     const { rate, burstiness, seed } = options.shape;
-    const times = arrivalTimesMs(options.count, rate, burstiness, seed);
-    const open: Promise<void>[] = [];
+    const cap = options.shape.maxConcurrency ?? Number.POSITIVE_INFINITY;
+    // An infinite rate sends everything at once: no schedule to draw (and none to hold in memory).
+    const times = Number.isFinite(rate) ? arrivalTimesMs(options.count, rate, burstiness, seed) : [];
+    const sending: Promise<void>[] = [];
+    // When the loop last came back from waiting for a free slot: an arrival due before then waited for the
+    // cap, not for this machine, and is not late.
+    let slotFreeAt = started;
     for (let index = 0; more(index); index++) {
       const due = started + (times[index] ?? 0);
       const wait = due - performance.now();
       if (wait > 0 && !(await sleep(wait, options.signal))) break;
-      const behind = performance.now() - due;
+      const behind = performance.now() - Math.max(due, slotFreeAt);
       if (behind > LATE_MS) late.count++;
       late.worstMs = Math.max(late.worstMs, behind);
-      open.push(send(index));
+      // vLLM's `--max-concurrency` with `--request-rate` (`limited_request_func` in
+      // vllm/benchmarks/serve.py at 009e6d4a1cd6): arrivals keep their schedule, and an arrival that finds
+      // every slot taken waits, in order, for one to free; it is sent (and timed) from then.
+      if (open >= cap) {
+        await new Promise<void>((resolve) => {
+          onSlotFree = resolve;
+        });
+        onSlotFree = undefined;
+        slotFreeAt = performance.now();
+        if (options.signal.aborted || performance.now() >= deadline) break;
+      }
+      sending.push(send(index));
     }
-    await Promise.all(open);
+    await Promise.all(sending);
   }
   const lastEnd = records.reduce((end, record) => Math.max(end, record.startMs + record.latencyMs), 0);
   const durationSeconds = lastEnd / 1000;
-  return { records, durationSeconds, late };
+  return { records, durationSeconds, late, reachedConcurrency };
 }

@@ -21,7 +21,14 @@ import {
   SLO_FLAGS,
 } from "../bench/options.js";
 import { datasetRequests, syntheticRequests } from "../bench/prompts.js";
-import { formatBenchTable, formatCapacity } from "../bench/report.js";
+import {
+  formatBenchTable,
+  formatCapacity,
+  formatFailureReasons,
+  levelLabel,
+  loadText,
+  unreachableLevels,
+} from "../bench/report.js";
 import { LATE_MS, type LoadRun, runLoad } from "../bench/run-load.js";
 import { readApiKey } from "../shared/api-key.js";
 import { API_KEY_ENV_FLAG, JSON_FLAG, LAUNCH_FLAG, OUT_FLAG } from "../shared/common-flags.js";
@@ -33,9 +40,14 @@ import { FileWriteError, writeFilesTogether } from "../shared/safe-files.js";
 import { quoted, serverUrl } from "../shared/values.js";
 import type { CliCommand } from "./command-type.js";
 
-/** One level measured: its load, its metrics, its records and how far the generator fell behind. */
+/**
+ * One level measured: its load (a concurrency level's is the concurrency it reached), the load asked for,
+ * its metrics, its records and how far the generator fell behind.
+ */
 interface Measured extends SweepPoint {
   label: string;
+  asked: number;
+  reachedConcurrency: number;
   records: BenchRequestRecord[];
   late: LoadRun["late"];
 }
@@ -51,6 +63,9 @@ async function runBench(args: readonly string[], io: CliIo): Promise<number> {
   const plan = planBench(parsed);
   const apiKey = readApiKey(parsed.get(API_KEY_ENV_FLAG), io.env);
   const dataset = parsed.get(DATASET_FLAG);
+  for (const warning of unreachableLevels(plan.durationMs === undefined ? plan.levels : [], plan.requests)) {
+    io.err(`studio-serve: warning: ${warning}\n`);
+  }
   const chat = createChatClient({ baseUrl: url, maxRetries: 0, ...(apiKey === undefined ? {} : { apiKey }) });
   const model = await servedModel(chat, url, parsed.get(MODEL_FLAG), io);
   if (typeof model === "number") return model;
@@ -70,7 +85,7 @@ async function runBench(args: readonly string[], io: CliIo): Promise<number> {
   try {
     for (const level of plan.levels) {
       if (stop.signal.aborted) break;
-      measured.push(await measureLevel(chat, requests, level, plan, stop.signal, io));
+      measured.push(await measureLevel(chat, requests, level, plan, stop.signal, io, apiKey));
     }
   } finally {
     process.off("SIGINT", onSignal);
@@ -126,6 +141,7 @@ async function measureLevel(
   plan: BenchPlan,
   signal: AbortSignal,
   io: CliIo,
+  apiKey: string | undefined,
 ): Promise<Measured> {
   const count =
     plan.durationMs === undefined
@@ -142,6 +158,7 @@ async function measureLevel(
     shape: level.shape,
     timeoutMs: plan.timeoutMs,
     signal,
+    secrets: apiKey === undefined ? [] : [apiKey],
     onRecord: progress.update,
   });
   progress.done();
@@ -151,7 +168,16 @@ async function measureLevel(
       `studio-serve: warning: ${level.label}: the load generator fell behind its schedule (${run.late.count} of ${run.records.length} requests sent more than ${LATE_MS} ms late, the worst ${Math.round(run.late.worstMs)} ms): this machine, not the server, set the pace\n`,
     );
   }
-  return { label: level.label, load: level.load, metrics, records: run.records, late: run.late };
+  const reached = run.reachedConcurrency;
+  return {
+    label: levelLabel(level.label, level.shape, reached),
+    load: level.shape.kind === "concurrency" ? Math.min(level.load, reached) : level.load,
+    asked: level.load,
+    reachedConcurrency: reached,
+    metrics,
+    records: run.records,
+    late: run.late,
+  };
 }
 
 /** A live line on stderr: requests done, failed, the rate so far and p50 TTFT, at most once a second. */
@@ -201,12 +227,26 @@ function report(
     loadName: plan.loadName,
     slo: plan.slo ?? null,
     interrupted,
-    levels: measured.map(({ label, load, metrics, late }) => ({ label, load, metrics, generatorLate: late })),
-    capacity: capacity ?? null,
+    levels: measured.map(({ label, asked, reachedConcurrency, metrics, late }) => ({
+      label,
+      load: loadText(asked),
+      reachedConcurrency,
+      metrics,
+      generatorLate: late,
+    })),
+    capacity:
+      capacity === undefined
+        ? null
+        : {
+            ...capacity,
+            highestLoad: capacity.highestLoad === null ? null : loadText(capacity.highestLoad),
+            firstFailingLoad: capacity.firstFailingLoad === null ? null : loadText(capacity.firstFailingLoad),
+          },
   };
   if (output.json) io.out(`${jsonForTerminal(document, 2)}\n`);
   else {
     io.out(formatBenchTable(measured));
+    io.out(formatFailureReasons(measured));
     if (capacity !== undefined) io.out(formatCapacity(capacity, plan.loadName, plan.targetRps));
   }
   if (output.out !== undefined) {
@@ -226,7 +266,7 @@ function writeResults(
   io: CliIo,
 ): number | undefined {
   const records = measured.flatMap((level) =>
-    level.records.map((record) => JSON.stringify({ load: level.load, ...record })),
+    level.records.map((record) => JSON.stringify({ load: loadText(level.asked), ...record })),
   );
   const files = [
     { name: "records.jsonl", text: records.length === 0 ? "" : `${records.join("\n")}\n` },
@@ -251,7 +291,7 @@ Usage:
   studio-serve bench URL [options]          e.g. http://127.0.0.1:8000 (or its /v1 base URL)
   studio-serve bench --launch P [options]   the launch serving on port P of this machine
 
-Load (one of --concurrency, --rate, --sweep):
+Load (--concurrency, --rate or --sweep; --concurrency with a rate caps the requests in flight):
 ${flagHelp(LOAD_FLAGS)}
 
 Requests:

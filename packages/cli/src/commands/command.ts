@@ -4,6 +4,7 @@ import { jsonForTerminal } from "@finetune-studio/internal";
 import { buildDockerCommand, buildServeCommand } from "@finetune-studio/serve-kit";
 import { checkServeFits } from "../plan/fit-check.js";
 import { JSON_FLAG } from "../shared/common-flags.js";
+import { absoluteLocalPaths } from "../shared/docker-paths.js";
 import { ExitCode } from "../shared/exit-codes.js";
 import { describedAs, flagHelp, switchFlag, textFlag } from "../shared/flags.js";
 import { SERVE_HELP } from "../shared/help.js";
@@ -46,9 +47,10 @@ async function runCommand(args: readonly string[], io: CliIo): Promise<number> {
   if (key?.inherited === true) io.err(INHERITED_KEY_NOTE);
   // The key is referenced, never read: the printed command takes it from the variable when it runs.
   const keyReference = apiKeyEnv === undefined ? undefined : `\${${apiKeyEnv}}`;
-  const options = keyReference === undefined ? parsed.options : { ...parsed.options, apiKey: keyReference };
-  const helpFor = `command ${parsed.kind}`;
   const docker = get(DOCKER_FLAG);
+  const served = docker ? absoluteLocalPaths(parsed.options) : parsed.options;
+  const options = keyReference === undefined ? served : { ...served, apiKey: keyReference };
+  const helpFor = `command ${parsed.kind}`;
   const image = get(IMAGE_FLAG);
   const hfCache = get(HF_CACHE_FLAG);
   if (!docker) {

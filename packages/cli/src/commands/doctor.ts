@@ -1,5 +1,5 @@
 import { jsonForTerminal } from "@finetune-studio/internal";
-import { checkListenAddress } from "@finetune-studio/serve-kit";
+import { checkListenAddress } from "@finetune-studio/serve-kit/internal";
 import { evaluateDoctor, formatDoctorTable } from "../doctor/doctor-checks.js";
 import { probeDoctor } from "../doctor/doctor-probes.js";
 import { DEFAULT_LISTEN, JSON_FLAG } from "../shared/common-flags.js";

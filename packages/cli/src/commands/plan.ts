@@ -1,9 +1,7 @@
 import { jsonForTerminal } from "@finetune-studio/internal";
-import { planServe } from "@finetune-studio/serve-kit";
-import { HubError } from "../plan/hub-reader.js";
-import { planSettingsFrom, resolvePlanGpu } from "../plan/plan-input.js";
+import { checkGpusForSettings, planSettingsFrom, resolvePlanGpu } from "../plan/plan-input.js";
 import { formatPlan } from "../plan/plan-table.js";
-import { readPlanModel } from "../plan/read-model.js";
+import { ModelReadError, planModel } from "../plan/read-model.js";
 import { GPU_FLAGS, JSON_FLAG } from "../shared/common-flags.js";
 import { ENGINE_FLAG_LIST, ENGINE_FLAGS } from "../shared/engine-flags.js";
 import { ExitCode } from "../shared/exit-codes.js";
@@ -14,6 +12,11 @@ import { messageOf } from "../shared/messages.js";
 import { quoted } from "../shared/values.js";
 import type { CliCommand } from "./command-type.js";
 
+const REVISION_FLAG = textFlag("revision", {
+  valueName: "R",
+  help: "the hub branch, tag or commit (default main)",
+});
+
 // plan's own flags; the GPU ones are read by plan/plan-input.ts, the engine ones through serve-kit's table.
 const PLAN_FLAGS = [
   ...GPU_FLAGS,
@@ -22,7 +25,7 @@ const PLAN_FLAGS = [
     field: "gpu.count",
     help: "GPUs available (default: nvidia-smi's count, else the tensor-parallel size)",
   }),
-  textFlag("revision", { valueName: "R", help: "the hub branch, tag or commit (default main)" }),
+  REVISION_FLAG,
   describedAs(JSON_FLAG, "the whole plan as JSON"),
   switchFlag(
     "enable-lora",
@@ -52,19 +55,16 @@ async function runPlan(args: readonly string[], io: CliIo): Promise<number> {
       "plan",
     );
   const settings = planSettingsFrom(values, "plan");
-  let files: Awaited<ReturnType<typeof readPlanModel>>;
-  try {
-    files = await readPlanModel(model, io.env, values.revision as string | undefined);
-  } catch (error) {
-    if (error instanceof HubError || error instanceof Error) {
-      io.err(`studio-serve plan: ${messageOf(error)}\n`);
-      return ExitCode.Failure;
-    }
-    throw error;
+  checkGpusForSettings(gpu, settings, "plan");
+  const planned = await planModel(model, gpu, settings, io.env, parsed.get(REVISION_FLAG));
+  if (planned instanceof ModelReadError) {
+    io.err(`studio-serve plan: ${messageOf(planned)}\n`);
+    return ExitCode.ModelUnreadable;
   }
-  const plan = planServe(files, gpu, settings);
-  io.out(parsed.get(JSON_FLAG) ? `${jsonForTerminal({ model, ...plan })}\n` : formatPlan(plan, model));
-  return plan.verdict.kind === "fits" || plan.verdict.kind === "unknown" ? ExitCode.Ok : ExitCode.Failure;
+  io.out(parsed.get(JSON_FLAG) ? `${jsonForTerminal({ model, ...planned })}\n` : formatPlan(planned, model));
+  return planned.verdict.kind === "fits" || planned.verdict.kind === "unknown"
+    ? ExitCode.Ok
+    : ExitCode.DoesNotFit;
 }
 
 const HELP = `studio-serve plan: will the served model fit on the GPU? Computed from the model's own files before vLLM
@@ -82,8 +82,17 @@ ${flagHelp(PLAN_FLAGS)}
   vLLM's engine options, as for studio-serve command (see its --help):
 ${wrapList(ENGINE_FLAG_LIST)}
 
-Without --gpu or --gpu-memory it asks nvidia-smi. Exit code 0 when it fits, 1 when it does not (the verdict
-names the flag that would make it fit).
+Without --gpu or --gpu-memory it asks nvidia-smi. A MODEL that starts with ., / or ~, or whose first path
+component exists here, is a local path: read here or refused, never asked of the hub. The verdict follows
+vLLM's start-up checks too (tensor parallelism dividing the attention heads, --max-model-len within the
+model's unless VLLM_ALLOW_LONG_MAX_MODEL_LEN is set, --quantization matching the checkpoint, bfloat16 on a
+GPU of compute capability 8.0 or more) and names the flags that would make it fit.
+
+Exit codes:
+  0   it fits (or the weights fit and the plan cannot size this architecture's KV cache: verdict "unknown")
+  1   it does not fit, or vLLM would refuse these settings
+  2   bad arguments
+  4   the model's files could not be read (a local path that is not a model, the hub unreachable or refusing)
 
 Example:
   studio-serve plan meta-llama/Llama-3.1-8B-Instruct --gpu L4

@@ -1,4 +1,4 @@
-import { connectionsWithinFileLimit, defaultMaxConnections } from "@finetune-studio/serve-kit";
+import { connectionsWithinFileLimit, defaultMaxConnections } from "@finetune-studio/serve-kit/internal";
 import { type CliIo, UsageError } from "../shared/io.js";
 import { hardOpenFileLimit } from "./file-limit.js";
 import type { FleetLayout } from "./types.js";

@@ -1,5 +1,5 @@
 import { connect } from "node:net";
-import { HAPROXY_BACKEND, haproxyServerName } from "@finetune-studio/serve-kit";
+import { HAPROXY_BACKEND, haproxyServerName } from "@finetune-studio/serve-kit/internal";
 
 // HAProxy's runtime API on its admin socket: one command per connection, answered by text, then closed.
 // launch drains and readies instances through it, so the data path never needs a reload.

@@ -1,4 +1,4 @@
-import { MAX_FRONT_CONNECTIONS } from "@finetune-studio/serve-kit";
+import { MAX_FRONT_CONNECTIONS } from "@finetune-studio/serve-kit/internal";
 import { inHelp, UsageError } from "../shared/io.js";
 import type { ParsedServeArgs } from "../shared/serve-args.js";
 import { wholeNumber } from "../shared/values.js";

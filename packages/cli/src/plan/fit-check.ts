@@ -1,7 +1,8 @@
-import { planServe } from "@finetune-studio/serve-kit";
+import { escapeForTerminal } from "@finetune-studio/internal";
+import { planServe, ServeConfigError } from "@finetune-studio/serve-kit";
 import type { CliIo } from "../shared/io.js";
-import { messageOf } from "../shared/messages.js";
-import { type ParsedServeArgs, servedModelOf } from "../shared/serve-args.js";
+import { errorText } from "../shared/messages.js";
+import { cliField, type ParsedServeArgs, servedModelOf } from "../shared/serve-args.js";
 import { isLocalModel, readLocalModel } from "./local-reader.js";
 import { planSettingsFrom, resolvePlanGpu } from "./plan-input.js";
 
@@ -28,10 +29,16 @@ export async function checkServeFits(
       await readLocalModel(model),
       gpu,
       planSettingsFrom(values, helpFor, parsed.kind === "lora"),
+      io.env,
     );
   } catch (error) {
     // A model the plan cannot read is vLLM's to judge; say why the check was skipped.
-    io.err(`studio-serve: fit check skipped: ${messageOf(error)}\n`);
+    // In the flags' words: the plan names its settings by their field (tensorParallelSize: --tensor-parallel-size).
+    const why =
+      error instanceof ServeConfigError
+        ? `${cliField(error.field, parsed.flags)}: ${error.rule} (given ${error.given})`
+        : errorText(error);
+    io.err(`studio-serve: fit check skipped: ${escapeForTerminal(why)}\n`);
     return true;
   }
   if (plan.verdict.kind === "fits" || plan.verdict.kind === "unknown") return true;

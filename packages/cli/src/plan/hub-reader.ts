@@ -1,5 +1,6 @@
 import { isLoopbackHost, readAtMost } from "@finetune-studio/internal";
-import { type PlanModel, safetensorsHeaderBytes } from "@finetune-studio/serve-kit";
+import type { PlanModel } from "@finetune-studio/serve-kit";
+import { safetensorsHeaderBytes, safetensorsLmHeadBytes } from "@finetune-studio/serve-kit/internal";
 import { headerLength, MAX_HEADER_BYTES } from "./safetensors-header.js";
 
 // Reads a hub repository's config.json and safetensors index over HTTPS, as the hub serves them at
@@ -76,11 +77,12 @@ export async function readHubModel(repo: string, options: HubOptions): Promise<P
     throw new HubError(`${repo}@${revision}: has neither model.safetensors.index.json nor model.safetensors`);
   const length = headerLength(first.body.subarray(0, 8), "model.safetensors");
   const header = await get("model.safetensors", [8, 8 + length - 1]);
-  const weightsBytes = safetensorsHeaderBytes(
-    parseJson(header.body, "model.safetensors header"),
-    "model.safetensors header",
-  );
-  return { config: parseJson(config.body, "config.json"), weightsBytes };
+  const parsed = parseJson(header.body, "model.safetensors header");
+  return {
+    config: parseJson(config.body, "config.json"),
+    weightsBytes: safetensorsHeaderBytes(parsed, "model.safetensors header"),
+    lmHeadBytes: safetensorsLmHeadBytes(parsed, "model.safetensors header"),
+  };
 }
 
 async function hubGet(

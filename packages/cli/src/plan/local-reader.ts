@@ -1,6 +1,7 @@
 import { open, readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { type PlanModel, safetensorsHeaderBytes } from "@finetune-studio/serve-kit";
+import type { PlanModel } from "@finetune-studio/serve-kit";
+import { safetensorsHeaderBytes, safetensorsLmHeadBytes } from "@finetune-studio/serve-kit/internal";
 import { errorText } from "../shared/messages.js";
 import { headerLength } from "./safetensors-header.js";
 
@@ -28,8 +29,15 @@ export async function readLocalModel(dir: string): Promise<PlanModel> {
   if (files.length === 0)
     throw new Error(`${dir}: holds neither model.safetensors.index.json nor *.safetensors files`);
   let weightsBytes = 0;
-  for (const file of files) weightsBytes += await safetensorsFileBytes(join(dir, file));
-  return { config, weightsBytes };
+  // An lm_head.weight stored beside tied embeddings is one vLLM does not load: the plan takes it off.
+  let lmHeadBytes = 0;
+  for (const file of files) {
+    const path = join(dir, file);
+    const header = await safetensorsHeader(path);
+    weightsBytes += safetensorsHeaderBytes(header, path);
+    lmHeadBytes += safetensorsLmHeadBytes(header, path);
+  }
+  return { config, weightsBytes, lmHeadBytes };
 }
 
 async function readJson(path: string): Promise<unknown> {
@@ -43,7 +51,7 @@ async function readJson(path: string): Promise<unknown> {
   }
 }
 
-async function safetensorsFileBytes(path: string): Promise<number> {
+async function safetensorsHeader(path: string): Promise<unknown> {
   const handle = await open(path, "r");
   try {
     const first = new Uint8Array(8);
@@ -51,7 +59,7 @@ async function safetensorsFileBytes(path: string): Promise<number> {
     const length = headerLength(first, path);
     const header = new Uint8Array(length);
     await handle.read(header, 0, length, 8);
-    return safetensorsHeaderBytes(JSON.parse(new TextDecoder().decode(header)), path);
+    return JSON.parse(new TextDecoder().decode(header));
   } finally {
     await handle.close();
   }

@@ -24,7 +24,12 @@ export async function resolvePlanGpu(
         helpFor,
       );
     }
-    return { name: model.name, memoryBytes: model.memoryBytes, ...(count ? { count } : {}) };
+    return {
+      name: model.name,
+      memoryBytes: model.memoryBytes,
+      computeCapability: model.computeCapability,
+      ...(count ? { count } : {}),
+    };
   }
   if (typeof values["gpu-memory"] === "string") {
     const match = SIZE.exec(values["gpu-memory"].trim());
@@ -34,12 +39,33 @@ export async function resolvePlanGpu(
         helpFor,
       );
     const bytes = Math.round(Number(match[1]) * (UNIT[(match[2] as string).toLowerCase()] ?? 1));
+    if (bytes < 1024 ** 3)
+      throw new UsageError(
+        `--gpu-memory: must be at least 1GiB (given ${JSON.stringify(values["gpu-memory"])})`,
+        helpFor,
+      );
     return { memoryBytes: bytes, ...(count ? { count } : {}) };
   }
   const smi = await queryNvidiaSmi(env);
   const first = smi?.[0];
   if (!first) return undefined;
-  return { name: first.name, memoryBytes: first.memoryBytes, count: count ?? smi.length };
+  const known = findGpuModel(first.name);
+  return {
+    name: first.name,
+    memoryBytes: first.memoryBytes,
+    count: count ?? smi.length,
+    ...(known ? { computeCapability: known.computeCapability } : {}),
+  };
+}
+
+/** --tensor-parallel-size shards across GPUs that must be there: checked in the flags' words. */
+export function checkGpusForSettings(gpu: PlanGpu, settings: PlanSettings, helpFor: string): void {
+  const tp = settings.tensorParallelSize;
+  if (gpu.count === undefined || typeof tp !== "number" || tp <= gpu.count) return;
+  throw new UsageError(
+    `--tensor-parallel-size: ${tp} is more than the ${gpu.count} GPUs available; give --gpus ${tp} to plan for more`,
+    helpFor,
+  );
 }
 
 function gpuCount(raw: unknown, helpFor: string): number {

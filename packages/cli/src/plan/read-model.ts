@@ -1,16 +1,95 @@
-import type { PlanModel } from "@finetune-studio/serve-kit";
+import { stat } from "node:fs/promises";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import {
+  type PlanGpu,
+  type PlanModel,
+  type PlanSettings,
+  planServe,
+  ServeConfigError,
+  type ServePlan,
+} from "@finetune-studio/serve-kit";
 import { HubError, looksLikeHubRepo, readHubModel } from "./hub-reader.js";
 import { hubToken } from "./hub-token.js";
-import { isLocalModel, readLocalModel } from "./local-reader.js";
+import { readLocalModel } from "./local-reader.js";
 
-/** A local model directory (one with config.json), else a hub repository. */
+/** The model's files could not be read: a local path that is not a model, or the hub could not give them. */
+export class ModelReadError extends Error {
+  override readonly name = "ModelReadError";
+}
+
+/**
+ * A local directory, else a hub repository. An argument that starts with ".", "/" or "~", or whose first path
+ * component exists here, is a local path: it is read here or refused with what is wrong with it, never asked
+ * of the hub (which would answer about another model, or not at all).
+ */
 export async function readPlanModel(
   model: string,
   env: NodeJS.ProcessEnv,
   revision?: string,
 ): Promise<PlanModel> {
-  if (await isLocalModel(model)) return readLocalModel(model);
+  if (await namesLocalPath(model)) return readLocalPath(model);
   if (!looksLikeHubRepo(model))
-    throw new HubError(`${model}: neither a directory with config.json nor a hub repository (owner/name)`);
-  return readHubModel(model, { env, token: await hubToken(env), ...(revision ? { revision } : {}) });
+    throw new ModelReadError(
+      `${model}: neither a local directory nor a hub repository (owner/name); a local path may start with ./`,
+    );
+  try {
+    return await readHubModel(model, { env, token: await hubToken(env), ...(revision ? { revision } : {}) });
+  } catch (error) {
+    throw error instanceof HubError ? new ModelReadError(error.message) : error;
+  }
+}
+
+/**
+ * Reads the model and plans it, with vLLM's environment (VLLM_ALLOW_LONG_MAX_MODEL_LEN). Returns the error when
+ * the model's files cannot be read or are not a model's (config.json, the safetensors index); a bad setting
+ * still throws (the caller's bad input).
+ */
+export async function planModel(
+  model: string,
+  gpu: PlanGpu,
+  settings: PlanSettings,
+  env: NodeJS.ProcessEnv,
+  revision?: string,
+): Promise<ServePlan | ModelReadError> {
+  try {
+    return planServe(await readPlanModel(model, env, revision), gpu, settings, env);
+  } catch (error) {
+    if (error instanceof ModelReadError) return error;
+    if (error instanceof ServeConfigError && MODEL_FILE_FIELD.test(error.field))
+      return new ModelReadError(`${model}: ${error.field}: ${error.rule} (given ${error.given})`);
+    throw error;
+  }
+}
+
+/** The fields planServe names for the model's own files, as opposed to the settings. */
+const MODEL_FILE_FIELD = /^(config\.json|model\.safetensors|weightsBytes|model$)/;
+
+/** True when the argument can only mean a path on this machine. */
+export async function namesLocalPath(model: string): Promise<boolean> {
+  if (/^[./~]/.test(model)) return true;
+  const [first] = model.split("/");
+  return first !== undefined && first !== "" && (await exists(first));
+}
+
+async function readLocalPath(model: string): Promise<PlanModel> {
+  const path = model === "~" || model.startsWith("~/") ? join(homedir(), model.slice(1)) : model;
+  const info = await stat(path).catch(() => undefined);
+  if (!info)
+    throw new ModelReadError(`${model}: no such file or directory here (a local path: the hub is not asked)`);
+  if (!info.isDirectory()) throw new ModelReadError(`${model}: not a directory; give the model's directory`);
+  if (!(await exists(join(path, "config.json"))))
+    throw new ModelReadError(`${model}: a directory without config.json, so not a model's files`);
+  try {
+    return await readLocalModel(path);
+  } catch (error) {
+    throw new ModelReadError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
 }

@@ -1,11 +1,11 @@
 // The flags several commands take, declared once. A command takes one by listing it; its help line, rule
 // and default come from here.
-import { checkListenAddress } from "@finetune-studio/serve-kit";
+import { checkListenAddress } from "@finetune-studio/serve-kit/internal";
 import { ruleFlag, switchFlag, textFlag } from "./flags.js";
 import { envName, launchPort } from "./values.js";
 
 /** Where `launch` listens when no --host or --port is given: serve-kit's defaults, read from serve-kit. */
-export const DEFAULT_LISTEN = checkListenAddress();
+export const DEFAULT_LISTEN: { host: string; port: number } = checkListenAddress();
 export const DEFAULT_LAUNCH_PORT = DEFAULT_LISTEN.port;
 
 /** `--port P` of the commands that talk to a running launch (reload, stop, adapter). */

@@ -76,6 +76,8 @@ export interface ParsedServeArgs {
   values: Values;
   /** The same values, read by their declarations. */
   get: ReturnType<typeof parseFlags>["get"];
+  /** The flags the command takes, by which a library's field names are told as flags. */
+  flags: readonly Flag[];
 }
 
 /**
@@ -120,11 +122,11 @@ export function parseServeArgs(
     if (values.adapter !== undefined)
       throw new UsageError("--adapter: is for lora; a full model has no adapters", helpFor);
     const full: ServeOptions = { kind, model, ...common };
-    return { kind, options: full, apiKeyEnv, values, get };
+    return { kind, options: full, apiKeyEnv, values, get, flags };
   }
   const adapters = parsed.get(ADAPTER_FLAG).map((text, index) => parseAdapter(text, index, helpFor));
   const lora: ServeOptions = { kind, baseModel: model, adapters, ...common };
-  return { kind, options: lora, apiKeyEnv, values, get };
+  return { kind, options: lora, apiKeyEnv, values, get, flags };
 }
 
 function parseAdapter(text: string, index: number, helpFor: string): LoraAdapter {

@@ -4,7 +4,17 @@ import { getFreePort } from "@finetune-studio/testing";
 // A stand-in for vLLM with a known schedule, for `studio-serve bench`: each streamed chat answer sends its
 // first chunk after `firstChunkMs` (plus `msPerOpenRequest` for every request open at once, a server that
 // degrades with load), then one chunk every `chunkEveryMs`, `chunks` chunks in all, then the usage and
-// [DONE]. Contract-shaped chunks; /health and /v1/models as vLLM answers them.
+// [DONE]; or fails the request as `fail` says, the ways vLLM fails one. Contract-shaped chunks; /health and
+// /v1/models as vLLM answers them.
+
+/**
+ * How a chat request fails: an error status with vLLM's error body, a 200 stream whose first event is an
+ * error (what vLLM sends when generation fails after the headers), or a stream cut after its first chunk.
+ */
+export type Failure =
+  | { status: number; message: string }
+  | { streamError: string; code: number }
+  | { cutAfterFirstChunk: true };
 
 export interface Schedule {
   firstChunkMs: number;
@@ -14,15 +24,21 @@ export interface Schedule {
   msPerOpenRequest?: number;
   /** When set, /v1 routes want `Authorization: Bearer <key>`. */
   apiKey?: string;
+  /** The failure of the chat request numbered `index` (from 0, in arrival order), or undefined to serve it. */
+  fail?: (index: number, authorization: string | undefined) => Failure | undefined;
 }
 
 export interface ScheduleServer {
   url: string;
+  /** The most chat requests it had open at once. */
+  peakOpen(): number;
   close(): Promise<void>;
 }
 
 export async function startScheduleServer(schedule: Schedule): Promise<ScheduleServer> {
   let open = 0;
+  let peakOpen = 0;
+  let arrived = 0;
   const base = { id: "chatcmpl-stand-in", created: 1763820000, model: "stand-in" };
   const server: Server = createServer((request, response) => {
     if (request.url === "/health") return void response.writeHead(200).end();
@@ -50,9 +66,32 @@ export async function startScheduleServer(schedule: Schedule): Promise<ScheduleS
     }
     request.resume();
     request.on("end", () => {
+      const failure = schedule.fail?.(arrived++, request.headers.authorization);
+      if (failure !== undefined && "status" in failure) {
+        response.writeHead(failure.status, { "content-type": "application/json" });
+        const error = {
+          message: failure.message,
+          type: "InternalServerError",
+          param: null,
+          code: failure.status,
+        };
+        return void response.end(JSON.stringify({ error }));
+      }
       open++;
+      peakOpen = Math.max(peakOpen, open);
       const first = schedule.firstChunkMs + (schedule.msPerOpenRequest ?? 0) * open;
       response.writeHead(200, { "content-type": "text/event-stream" });
+      if (failure !== undefined && "streamError" in failure) {
+        const error = {
+          message: failure.streamError,
+          type: "BadRequestError",
+          param: null,
+          code: failure.code,
+        };
+        response.end(`data: ${JSON.stringify({ error })}\n\n`);
+        open--;
+        return;
+      }
       let sent = 0;
       let timer: NodeJS.Timeout;
       const finish = () => {
@@ -68,6 +107,7 @@ export async function startScheduleServer(schedule: Schedule): Promise<ScheduleS
         };
         response.write(`data: ${JSON.stringify(chunk)}\n\n`);
         sent++;
+        if (failure !== undefined) return void response.destroy();
         if (sent < schedule.chunks) {
           timer = setTimeout(next, schedule.chunkEveryMs);
           return;
@@ -89,6 +129,7 @@ export async function startScheduleServer(schedule: Schedule): Promise<ScheduleS
   await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
   return {
     url: `http://127.0.0.1:${port}`,
+    peakOpen: () => peakOpen,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

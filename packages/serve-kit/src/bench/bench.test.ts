@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ServeConfigError } from "../errors.js";
 import { capacityFromSweep, type SweepPoint } from "./capacity.js";
 import { latencyChartSvg } from "./chart.js";
-import { type BenchRequestRecord, computeBenchMetrics, percentile } from "./metrics.js";
+import { type BenchRequestRecord, computeBenchMetrics, percentile, TOP_REASONS } from "./metrics.js";
 import { arrivalTimesMs } from "./schedule.js";
 import { parseSlo } from "./slo.js";
 
@@ -64,9 +64,9 @@ describe("computeBenchMetrics: vLLM's calculate_metrics (vllm/benchmarks/serve.p
     // tpots [100, 100] only (B has one token)
     expect(metrics.tpotMs).toEqual({ mean: 100, median: 100, p90: 100, p95: 100, p99: 100 });
     // itls: four 100s, five 50s, five 150s: mean (400 + 250 + 750) / 14 = 100
-    expect(metrics.itlMs.mean).toBeCloseTo(100, 10);
-    expect(metrics.itlMs.median).toBe(100);
-    expect(metrics.itlMs.p99).toBe(150);
+    expect(metrics.itlMs?.mean).toBeCloseTo(100, 10);
+    expect(metrics.itlMs?.median).toBe(100);
+    expect(metrics.itlMs?.p99).toBe(150);
     // e2els [500, 400, 1300]: sorted 400, 500, 1300: p90 = 500 + 0.8 * 800 = 1140
     expect(metrics.e2elMs).toMatchObject({ mean: 733.3333333333334, median: 500, p90: 1140 });
   });
@@ -82,10 +82,40 @@ describe("computeBenchMetrics: vLLM's calculate_metrics (vllm/benchmarks/serve.p
     expect(metrics.peakConcurrency).toBe(3);
   });
 
-  it("gives zeros, not NaN, when nothing completed", () => {
+  it("gives no latency, not 0 ms, when nothing completed (issue #31); throughput is a measured 0", () => {
     const none = computeBenchMetrics([records[3] as BenchRequestRecord], 1);
-    expect(none.ttftMs).toEqual({ mean: 0, median: 0, p90: 0, p95: 0, p99: 0 });
+    expect(none).toMatchObject({ ttftMs: null, tpotMs: null, itlMs: null, e2elMs: null, peakConcurrency: 0 });
     expect(none.requestThroughput).toBe(0);
+    // One completed request of one token: a TTFT and an E2E latency, but no TPOT and no ITL to speak of.
+    const one = computeBenchMetrics([record({ ttftMs: 40, latencyMs: 40 })], 1);
+    expect(one).toMatchObject({ tpotMs: null, itlMs: null, ttftMs: { median: 40 }, e2elMs: { p99: 40 } });
+  });
+
+  it("counts the reasons failed requests gave, most frequent first, the first seen first among equals", () => {
+    const failed = (failure: string, error?: string) =>
+      record({ ok: false, failure, ...(error === undefined ? {} : { error }) });
+    const reasons = computeBenchMetrics(
+      [
+        failed("http-503", "answered 503: overloaded"),
+        failed("stream-error", "sent an error inside the stream: prompt too long"),
+        failed("http-503", "answered 503: overloaded"),
+        failed("timeout"),
+        ...["a", "b", "c", "d"].map((letter) => failed("http-500", `answered 500: ${letter}`)),
+        failed("stream-error", "sent an error inside the stream: prompt too long"),
+        failed("http-503", "answered 503: overloaded"),
+      ],
+      1,
+    );
+    expect(reasons.failures).toEqual({ "http-503": 3, "stream-error": 2, timeout: 1, "http-500": 4 });
+    expect(reasons.failureReasons).toEqual([
+      { reason: "answered 503: overloaded", count: 3 },
+      { reason: "sent an error inside the stream: prompt too long", count: 2 },
+      { reason: "timeout", count: 1 },
+      { reason: "answered 500: a", count: 1 },
+      { reason: "answered 500: b", count: 1 },
+    ]);
+    expect(reasons.failureReasons).toHaveLength(TOP_REASONS);
+    expect(metrics.failureReasons).toEqual([{ reason: "http-503", count: 1 }]);
   });
 
   it("percentile interpolates linearly between ranks, as numpy does", () => {
@@ -170,5 +200,22 @@ describe("latencyChartSvg", () => {
     expect(svg.match(/<polyline /g)).toHaveLength(4);
     expect(svg).toContain("concurrency &lt;callers&gt;");
     expect(svg.startsWith("<svg ")).toBe(true);
+  });
+
+  it("leaves out a level with no completed request, and draws an infinite rate at the right edge", () => {
+    const failedOnly = computeBenchMetrics([record({ ok: false, failure: "http-500" })], 1);
+    const points = [
+      { load: 1, metrics: computeBenchMetrics([record({ ttftMs: 10, latencyMs: 100 })], 1) },
+      { load: 4, metrics: failedOnly },
+      { load: Number.POSITIVE_INFINITY, metrics: computeBenchMetrics([record({ latencyMs: 300 })], 1) },
+    ];
+    const svg = latencyChartSvg(points, "request rate (req/s)");
+    expect(svg).not.toMatch(/NaN|Infinity/);
+    expect(svg).toContain(">inf</text>");
+    // Two points per series: rate 1 and inf; the rate-4 level measured nothing.
+    for (const line of svg.match(/points="[^"]*"/g) ?? []) expect(line.split(" ")).toHaveLength(2);
+    // The infinite rate sits at the plot's right edge (640 - 160); the finite loads share the first 85%
+    // of the 416 px: rate 1 of at most 4 at 64 + 416 × 0.85 / 4.
+    expect(svg).toMatch(/points="152\.4,[\d.]+ 480\.0,[\d.]+"/);
   });
 });

@@ -2,7 +2,7 @@ import type { BenchMetrics } from "./metrics.js";
 
 /** One load level of a sweep: a request rate or a concurrency, and what it measured. */
 export interface SweepPoint {
-  /** The offered load: requests per second, or requests kept open at once. */
+  /** The load: requests per second (Infinity: all at once), or the requests open at once it reached. */
   load: number;
   metrics: BenchMetrics;
 }

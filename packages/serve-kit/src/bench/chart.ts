@@ -1,16 +1,22 @@
 import type { SweepPoint } from "./capacity.js";
 
 // A chart of latency against load for a sweep, as a self-contained SVG: no library, no script, text escaped.
+// A level without a completed request has no latency and no point; an infinite rate is drawn at the right
+// edge, labelled inf.
 
 const WIDTH = 640;
 const HEIGHT = 360;
 const MARGIN = { left: 64, right: 160, top: 24, bottom: 48 };
 const SERIES = [
-  { name: "TTFT p50", color: "#2563eb", value: (p: SweepPoint) => p.metrics.ttftMs.median },
-  { name: "TTFT p99", color: "#93c5fd", value: (p: SweepPoint) => p.metrics.ttftMs.p99 },
-  { name: "E2E p50", color: "#dc2626", value: (p: SweepPoint) => p.metrics.e2elMs.median },
-  { name: "E2E p99", color: "#fca5a5", value: (p: SweepPoint) => p.metrics.e2elMs.p99 },
+  { name: "TTFT p50", color: "#2563eb", value: (p: SweepPoint) => p.metrics.ttftMs?.median },
+  { name: "TTFT p99", color: "#93c5fd", value: (p: SweepPoint) => p.metrics.ttftMs?.p99 },
+  { name: "E2E p50", color: "#dc2626", value: (p: SweepPoint) => p.metrics.e2elMs?.median },
+  { name: "E2E p99", color: "#fca5a5", value: (p: SweepPoint) => p.metrics.e2elMs?.p99 },
 ] as const;
+
+/** Where an infinite load sits, as a share of the axis; finite loads scale to the part before it. */
+const INFINITE_AT = 1;
+const FINITE_SHARE_WITH_INFINITE = 0.85;
 
 const escapeXml = (text: string) =>
   text.replace(
@@ -21,15 +27,23 @@ const escapeXml = (text: string) =>
 /** The SVG text: one line per series over the sweep's loads, with axes, ticks and a legend. */
 export function latencyChartSvg(points: readonly SweepPoint[], loadName: string): string {
   const sorted = [...points].sort((a, b) => a.load - b.load);
-  const maxLoad = Math.max(1e-9, ...sorted.map((p) => p.load));
-  const maxMs = Math.max(1, ...sorted.flatMap((p) => SERIES.map((series) => series.value(p))));
+  const finite = sorted.map((p) => p.load).filter(Number.isFinite);
+  const maxLoad = Math.max(1e-9, ...finite);
+  const finiteShare = finite.length < sorted.length ? FINITE_SHARE_WITH_INFINITE : 1;
+  const maxMs = Math.max(1, ...sorted.flatMap((p) => SERIES.map((series) => series.value(p) ?? 0)));
   const plotWidth = WIDTH - MARGIN.left - MARGIN.right;
   const plotHeight = HEIGHT - MARGIN.top - MARGIN.bottom;
-  const x = (load: number) => MARGIN.left + (load / maxLoad) * plotWidth;
+  const x = (load: number) =>
+    MARGIN.left + (Number.isFinite(load) ? (load / maxLoad) * finiteShare : INFINITE_AT) * plotWidth;
   const y = (ms: number) => MARGIN.top + plotHeight - (ms / maxMs) * plotHeight;
   const fixed = (n: number) => n.toFixed(1);
   const lines = SERIES.map((series) => {
-    const path = sorted.map((p) => `${fixed(x(p.load))},${fixed(y(series.value(p)))}`).join(" ");
+    const path = sorted
+      .flatMap((p) => {
+        const ms = series.value(p);
+        return ms === undefined ? [] : [`${fixed(x(p.load))},${fixed(y(ms))}`];
+      })
+      .join(" ");
     return `<polyline fill="none" stroke="${series.color}" stroke-width="2" points="${path}"/>`;
   });
   const ticks = [0, 0.25, 0.5, 0.75, 1].flatMap((share) => [
@@ -38,7 +52,7 @@ export function latencyChartSvg(points: readonly SweepPoint[], loadName: string)
   ]);
   const loadTicks = sorted.map(
     (p) =>
-      `<text x="${fixed(x(p.load))}" y="${MARGIN.top + plotHeight + 18}" text-anchor="middle">${p.load}</text>`,
+      `<text x="${fixed(x(p.load))}" y="${MARGIN.top + plotHeight + 18}" text-anchor="middle">${Number.isFinite(p.load) ? p.load : "inf"}</text>`,
   );
   const legend = SERIES.map(
     (series, i) =>

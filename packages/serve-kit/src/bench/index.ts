@@ -3,6 +3,14 @@
 export { type CapacityAnswer, capacityFromSweep, type SweepPoint } from "./capacity.js";
 export { latencyChartSvg } from "./chart.js";
 export {
+  type ChatTurnMessage,
+  type Conversation,
+  type ConversationWorkload,
+  type ConversationWorkloadOptions,
+  conversationWorkload,
+  turnMessages,
+} from "./conversations.js";
+export {
   type BenchMetrics,
   type BenchRequestRecord,
   type BenchSlo,

@@ -1,7 +1,8 @@
 // The serving metrics of a load test, defined as vLLM's own benchmark defines them, so the numbers compare:
 // `calculate_metrics` in vllm/benchmarks/serve.py (formerly benchmarks/benchmark_serving.py), read at vLLM
 // commit 009e6d4a1cd6. Times are in milliseconds, as vLLM prints them; percentiles interpolate linearly
-// between ranks, as numpy.percentile does by default; an empty list gives 0, as vLLM's `np.mean(x or 0)`.
+// between ranks, as numpy.percentile does by default. One departure: vLLM prints 0 for an empty list
+// (`np.mean(x or 0)`), which reads as a measured 0 ms; here a latency nothing measured is null.
 
 /** What one request measured; token counts come from the server's `usage`, never from the text. */
 export interface BenchRequestRecord {
@@ -9,6 +10,8 @@ export interface BenchRequestRecord {
   ok: boolean;
   /** Why it failed, as a short kind (`http-503`, `timeout`, `connection`, `stream-error`, ...). */
   failure?: string;
+  /** Why it failed, in words (vLLM's `output.error`): one line, bounded, without secrets. */
+  error?: string;
   /** When it was sent, relative to the run's start. */
   startMs: number;
   /** Time to the first content token (vLLM's `ttft`). */
@@ -44,6 +47,8 @@ export interface BenchMetrics {
   failed: number;
   /** Failed requests by kind. */
   failures: Readonly<Record<string, number>>;
+  /** The most frequent reasons (`error`) failed requests gave, most frequent first, at most `TOP_REASONS`. */
+  failureReasons: readonly { reason: string; count: number }[];
   durationSeconds: number;
   totalInputTokens: number;
   totalOutputTokens: number;
@@ -51,12 +56,13 @@ export interface BenchMetrics {
   requestThroughput: number;
   outputThroughput: number;
   totalTokenThroughput: number;
-  ttftMs: LatencySummary;
+  /** Each latency is null when no completed request measured it: no figure without a measurement. */
+  ttftMs: LatencySummary | null;
   /** Time per output token after the first: (latency - ttft) / (output tokens - 1), requests with more than one. */
-  tpotMs: LatencySummary;
+  tpotMs: LatencySummary | null;
   /** Every gap between chunks, of every request. */
-  itlMs: LatencySummary;
-  e2elMs: LatencySummary;
+  itlMs: LatencySummary | null;
+  e2elMs: LatencySummary | null;
   /** The most requests open at once (vLLM's `max_concurrent_requests`: a sweep over [start, end) intervals). */
   peakConcurrency: number;
   /** Requests that met every SLO given, per second, and their share of all requests; null without SLOs. */
@@ -74,11 +80,12 @@ export function percentile(values: readonly number[], p: number): number {
   return below + ((sorted[high] ?? below) - below) * (rank - low);
 }
 
-function summarize(values: readonly number[]): LatencySummary {
+function summarize(values: readonly number[]): LatencySummary | null {
+  if (values.length === 0) return null;
   let total = 0;
   for (const value of values) total += value;
   return {
-    mean: values.length === 0 ? 0 : total / values.length,
+    mean: total / values.length,
     median: percentile(values, 50),
     p90: percentile(values, 90),
     p95: percentile(values, 95),
@@ -98,18 +105,20 @@ export function computeBenchMetrics(
   slo?: BenchSlo,
 ): BenchMetrics {
   const done = records.filter((record) => record.ok);
-  const failures: Record<string, number> = {};
-  for (const record of records) {
-    if (!record.ok) failures[record.failure ?? "error"] = (failures[record.failure ?? "error"] ?? 0) + 1;
-  }
+  const failed = records.filter((record) => !record.ok);
+  const failures = countBy(failed.map((record) => record.failure ?? "error"));
   const totalInputTokens = done.reduce((sum, record) => sum + record.promptTokens, 0);
   const totalOutputTokens = done.reduce((sum, record) => sum + record.outputTokens, 0);
   const seconds = durationSeconds > 0 ? durationSeconds : Number.POSITIVE_INFINITY;
   const tpots = done.filter((record) => record.outputTokens > 1).map(timePerOutputToken);
   return {
     completed: done.length,
-    failed: records.length - done.length,
-    failures,
+    failed: failed.length,
+    failures: Object.fromEntries(failures),
+    failureReasons: [...countBy(failed.map((record) => record.error ?? record.failure ?? "error"))]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, TOP_REASONS)
+      .map(([reason, count]) => ({ reason, count })),
     durationSeconds,
     totalInputTokens,
     totalOutputTokens,
@@ -124,6 +133,16 @@ export function computeBenchMetrics(
     goodput:
       slo === undefined || Object.keys(slo).length === 0 ? null : goodputOf(records, done, seconds, slo),
   };
+}
+
+/** How many failure reasons a summary lists (vLLM prints the first 10 errors; these are counted). */
+export const TOP_REASONS = 5;
+
+/** Each distinct value and how often it occurs, in order of first occurrence. */
+function countBy(values: readonly string[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const value of values) counts.set(value, (counts.get(value) ?? 0) + 1);
+  return counts;
 }
 
 /** Requests open at once at the busiest moment; an end and a start at the same instant do not overlap. */

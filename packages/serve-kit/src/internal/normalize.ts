@@ -1,5 +1,6 @@
 import { describeValue } from "@finetune-studio/internal";
 import { ServeConfigError } from "../errors.js";
+import { DEFAULT_HOST, DEFAULT_PORT } from "../listen-address.js";
 import {
   ENGINE_OPTION_LIST,
   engineOptionsFor,
@@ -28,9 +29,6 @@ import {
   checkServedName,
   optional,
 } from "./validate.js";
-
-export const DEFAULT_HOST = "127.0.0.1";
-export const DEFAULT_PORT = 8000;
 
 interface NormalizedCommon {
   host: string;
@@ -88,15 +86,34 @@ export function normalizeServeOptions(input: unknown): NormalizedServe {
   };
   if (kind === "full") return { kind, model: checkReference(options.model, "model"), ...common };
   const adapters = checkAdapters(options.adapters);
-  const clash = adapters.find((adapter) => adapter.name === common.servedModelName);
-  if (clash !== undefined) {
+  const baseModel = checkReference(options.baseModel, "baseModel");
+  checkBaseNameFree(adapters, common.servedModelName, baseModel);
+  return { kind, baseModel, adapters, ...common };
+}
+
+/**
+ * vLLM serves the base model under its served name, by default the model argument as given, and answers a
+ * request's `model` with one model only (its OpenAI server's `_maybe_get_adapters`: older releases look the
+ * base up first, newer ones the adapters), so an adapter under that name leaves one of the two unreachable.
+ * The field refused is the name the user chose: the served name when set, else the adapter's.
+ */
+function checkBaseNameFree(adapters: LoraAdapter[], servedModelName: string | undefined, baseModel: string) {
+  const baseName = servedModelName ?? baseModel;
+  const index = adapters.findIndex((adapter) => adapter.name === baseName);
+  if (index === -1) return;
+  const unreachable = "since vLLM answers a name with one model only";
+  if (servedModelName !== undefined) {
     throw new ServeConfigError(
       "servedModelName",
-      "must differ from every adapter's name: a client asking for the adapter would get the base model",
-      describeValue(common.servedModelName),
+      `must differ from every adapter's name, ${unreachable}: the adapter named ${describeValue(baseName)} could not be reached`,
+      describeValue(servedModelName),
     );
   }
-  return { kind, baseModel: checkReference(options.baseModel, "baseModel"), adapters, ...common };
+  throw new ServeConfigError(
+    `adapters[${index}].name`,
+    `must differ from the base model's served name ${describeValue(baseName)} (the base model as given, with no served name set), ${unreachable}: the adapter could not be reached`,
+    describeValue(baseName),
+  );
 }
 
 function checkAdapters(value: unknown): LoraAdapter[] {

@@ -95,7 +95,7 @@ export function checkMaxLoraRank(value: unknown, field: string): number {
 }
 
 /** A check that a value is one of `allowed` (a closed list of words, such as vLLM's dtypes). */
-export function oneOf<T extends string>(allowed: readonly T[]) {
+export function oneOf<T extends string | number>(allowed: readonly T[]) {
   return (value: unknown, field: string): T => {
     if (!(allowed as readonly unknown[]).includes(value))
       refuse(field, `must be one of ${allowed.join(", ")}`, value);

@@ -6,7 +6,13 @@ import { buildServeCommand } from "../serve-command.js";
 import type { ServeOptions } from "../serve-options.js";
 import { buildStackValues } from "../stack/stack-values.js";
 import { VLLM_STACK_KEYS } from "../test/vllm-stack-chart.js";
-import { ENGINE_OPTION_LIST, type EngineOptionValues } from "./engine-options.js";
+import {
+  ENGINE_OPTION_LIST,
+  type EngineOptionValues,
+  VLLM_QUANTIZATION_METHODS,
+  vllmDefaultOf,
+  vllmDefaultText,
+} from "./engine-options.js";
 
 // The table is whole: each entry has every part, and every option reaches every path (the serve command,
 // docker, the production-stack values, the recommendations) from its entry alone.
@@ -21,11 +27,13 @@ const SAMPLES: { [K in keyof EngineOptionValues]: { good: EngineOptionValues[K];
   tensorParallelSize: { good: 2, bad: -1 },
   maxNumSeqs: { good: 64, bad: "many" },
   enablePrefixCaching: { good: false, bad: "yes" },
-  quantization: { good: "awq", bad: "AWQ!" },
+  // vLLM's parser refuses a method it does not know: so does the table, with the list.
+  quantization: { good: "awq", bad: "bogus" },
   kvCacheDtype: { good: "fp8", bad: "int4" },
   maxCpuLoras: { good: 8, bad: 0 },
   maxNumBatchedTokens: { good: 16384, bad: 0.5 },
   enforceEager: { good: true, bad: "on" },
+  blockSize: { good: 128, bad: 24 },
 };
 
 const lora = (extra: object): ServeOptions => ({
@@ -57,6 +65,19 @@ describe.each(ENGINE_OPTION_LIST.map((option) => [option.key, option] as const))
       }
     });
 
+    it("holds vLLM's default once: a value its own rule takes, shown in its help line", () => {
+      const vllmDefault = option.vllmDefault;
+      const values =
+        vllmDefault.kind === "value"
+          ? [vllmDefault.value]
+          : vllmDefault.kind === "by-gpu"
+            ? [vllmDefault.large, vllmDefault.other]
+            : [];
+      for (const value of values) expect(option.check(value, key)).toBe(value);
+      if (vllmDefault.kind === "derived") expect(vllmDefault.from.length).toBeGreaterThan(3);
+      expect(option.cli.help.endsWith(`(${vllmDefaultText(vllmDefault)})`)).toBe(true);
+    });
+
     it("checks its value by its rule, naming the option", () => {
       expect(option.check(sample.good, key)).toBe(sample.good);
       expect(() => buildServeCommand(serve({ [key]: sample.bad }))).toThrow(
@@ -85,6 +106,33 @@ describe.each(ENGINE_OPTION_LIST.map((option) => [option.key, option] as const))
     });
   },
 );
+
+describe("vLLM's defaults, read from the table", () => {
+  it("give the batch defaults by GPU as EngineArgs.get_batch_defaults does", () => {
+    const h100 = { memoryBytes: 81559 * 1024 ** 2, name: "H100" };
+    const a100 = { memoryBytes: 81920 * 1024 ** 2, name: "A100-80GB" };
+    const l4 = { memoryBytes: 23034 * 1024 ** 2, name: "L4" };
+    expect([h100, a100, l4].map((gpu) => vllmDefaultOf("maxNumSeqs", gpu))).toEqual([1024, 256, 256]);
+    expect([h100, a100, l4].map((gpu) => vllmDefaultOf("maxNumBatchedTokens", gpu))).toEqual([
+      8192, 2048, 2048,
+    ]);
+    expect(vllmDefaultOf("gpuMemoryUtilization")).toBe(0.9);
+    expect(vllmDefaultOf("blockSize")).toBe(16);
+    expect(vllmDefaultOf("maxModelLen")).toBeUndefined();
+  });
+});
+
+describe("--quantization", () => {
+  it("refuses a method vLLM does not know, listing those it does", () => {
+    expect(() => buildServeCommand(full({ quantization: "bogus" }))).toThrow(
+      expect.objectContaining({
+        field: "quantization",
+        rule: expect.stringContaining("must be one of awq, fp8,"),
+      }),
+    );
+    expect(VLLM_QUANTIZATION_METHODS).toContain("compressed-tensors");
+  });
+});
 
 describe("an option bounded by another", () => {
   it("refuses --max-cpu-loras below --max-loras, as vLLM's LoRAConfig does, before vLLM starts", () => {

@@ -5,7 +5,7 @@ import { MAX_LORA_RANKS } from "../max-lora-rank.js";
 // (`FullServeOptions`, `LoraServeOptions`), the normalizer, the `vllm serve` arguments, the owned-flag guard,
 // the production-stack values, `serveConfigFromRecommendations`, the CLI's flags and `--help`, and the
 // serving guide's option table all read this file. Adding an option is a field of `EngineOptionValues` and
-// its entry in `ENGINE_OPTIONS`: the compiler refuses an entry that lacks a part, and
+// its entry in `ENGINE_OPTIONS` (vLLM's default included, in `vllmDefault`): the compiler refuses an entry that lacks a part, and
 // `engine-options.test.ts` walks the table.
 // Flags and rules follow vLLM's `EngineArgs` (vllm/engine/arg_utils.py) at commit 00da11e37d1f, the one
 // `internal/owned-flags.ts` follows; the chart keys follow production-stack's deployment-vllm-multi.yaml.
@@ -18,34 +18,84 @@ export type VllmDtype = (typeof VLLM_DTYPES)[number];
 export const VLLM_KV_CACHE_DTYPES = ["auto", "bfloat16", "float16", "fp8", "fp8_e4m3", "fp8_e5m2"] as const;
 export type VllmKvCacheDtype = (typeof VLLM_KV_CACHE_DTYPES)[number];
 
+/**
+ * `--quantization`: vLLM's methods (its `QuantizationMethods`, which EngineArgs turns into the flag's choices and
+ * ModelConfig._verify_quantization checks): the names at vLLM 05d909563e1d, plus those of v0.9 (0034007debee)
+ * that it dropped since (aqlm, marlin, hqq, qqq, ...), so a serve on either release is not refused here.
+ */
+export const VLLM_QUANTIZATION_METHODS = [
+  "awq",
+  "fp8",
+  "ptpc_fp8",
+  "fbgemm_fp8",
+  "fp_quant",
+  "modelopt",
+  "modelopt_fp4",
+  "bitblas",
+  "gguf",
+  "gptq_marlin_24",
+  "gptq_marlin",
+  "gptq_bitblas",
+  "awq_marlin",
+  "gptq",
+  "compressed-tensors",
+  "bitsandbytes",
+  "experts_int8",
+  "ipex",
+  "quark",
+  "moe_wna16",
+  "torchao",
+  "inc",
+  "mxfp4",
+  "mxfp8",
+  "petit_nvfp4",
+  "cpu_awq",
+  "aqlm",
+  "deepspeedfp",
+  "tpu_int8",
+  "deepgemm_fp8",
+  "marlin",
+  "qqq",
+  "hqq",
+  "neuron_quant",
+  "auto-round",
+] as const;
+export type VllmQuantizationMethod = (typeof VLLM_QUANTIZATION_METHODS)[number];
+
+/** `--block-size`: tokens in one KV-cache page, one of vLLM's `BlockSize` (vllm/config/cache.py). */
+export const VLLM_BLOCK_SIZES = [1, 8, 16, 32, 64, 128, 256] as const;
+export type VllmBlockSize = (typeof VLLM_BLOCK_SIZES)[number];
+
 /** The engine options, by the name a serving intent gives them. */
 export interface EngineOptionValues {
-  /** LoRA only: the largest adapter rank to accept, one of `MAX_LORA_RANKS` (vLLM's default is 16). */
+  /** LoRA only: the largest adapter rank to accept, one of `MAX_LORA_RANKS`. */
   maxLoraRank: number;
-  /** LoRA only: how many adapters may run in one batch (vLLM's default is 1). */
+  /** LoRA only: how many adapters may run in one batch. */
   maxLoras: number;
-  /** The longest context (prompt plus output) in tokens; by default the model's own. */
+  /** The longest context (prompt plus output) in tokens. */
   maxModelLen: number;
   /** The type of the weights and activations (`auto` takes the checkpoint's). */
   dtype: VllmDtype;
-  /** The share of each GPU's memory vLLM may use, above 0 and at most 1 (vLLM's default is 0.9). */
+  /** The share of each GPU's memory vLLM may use, above 0 and at most 1. */
   gpuMemoryUtilization: number;
   /** How many GPUs one instance shards the model across. */
   tensorParallelSize: number;
   /** How many sequences run in one batch at most. */
   maxNumSeqs: number;
-  /** Reuse the KV cache of shared prompt prefixes (vLLM turns it on by default for most models). */
+  /** Reuse the KV cache of shared prompt prefixes. */
   enablePrefixCaching: boolean;
   /** How the checkpoint is quantized (`awq`, `gptq`, `fp8`, `bitsandbytes`, ...); vLLM reads it from the checkpoint when absent. */
-  quantization: string;
+  quantization: VllmQuantizationMethod;
   /** The KV cache's type: `auto` (the model's) or an fp8 kind, which holds twice the tokens in the same memory. */
   kvCacheDtype: VllmKvCacheDtype;
-  /** LoRA only: adapters kept in host memory, ready to swap in; at least `maxLoras` (vLLM's default is `maxLoras`). */
+  /** LoRA only: adapters kept in host memory, ready to swap in; at least `maxLoras`. */
   maxCpuLoras: number;
-  /** Tokens in one scheduled batch at most; with max_num_seqs it sizes vLLM's start-up profile (vLLM picks a default for the GPU). */
+  /** Tokens in one scheduled batch at most; with max_num_seqs it sizes vLLM's start-up profile. */
   maxNumBatchedTokens: number;
   /** Run without CUDA graphs: slower decoding, but their memory and start-up capture are saved. */
   enforceEager: boolean;
+  /** Tokens in one KV-cache page: the KV cache is allocated, and requests take memory, a page at a time. */
+  blockSize: VllmBlockSize;
 }
 
 export type EngineOptionKey = keyof EngineOptionValues;
@@ -64,6 +114,16 @@ export type StackVllmConfigKey =
   | "maxNumSeqs"
   | "enablePrefixCaching"
   | "maxLoras";
+
+/**
+ * vLLM's default when the option is not given (EngineArgs and the configs it fills): one value; one that
+ * depends on the GPU (EngineArgs.get_batch_defaults: `large` on GPUs of 70 GiB or more that are not A100s);
+ * or one vLLM derives, in words.
+ */
+export type VllmDefault<V> =
+  | { kind: "value"; value: V }
+  | { kind: "by-gpu"; large: V; other: V }
+  | { kind: "derived"; from: string };
 
 /** One option: every part a reader needs. */
 export interface EngineOption<K extends EngineOptionKey> {
@@ -85,15 +145,62 @@ export interface EngineOption<K extends EngineOptionKey> {
   argv: (value: EngineOptionValues[K]) => string[];
   /** The chart's `vllmConfig` key, or null: then the words go into `vllmConfig.extraArgs`. */
   stackKey: StackVllmConfigKey | null;
-  /** The command line: the value's name in `--help` (null for a switch, which also has `--no-<flag>`), and its line. */
+  /** What vLLM takes when the option is not given: the plan, the front door and every help line read it here. */
+  vllmDefault: VllmDefault<EngineOptionValues[K]>;
+  /**
+   * The command line: the value's name in `--help` (null for a switch, which also has `--no-<flag>`), and its
+   * line: what it does, then vLLM's default from `vllmDefault`.
+   */
   cli: { valueName: string | null; help: string };
+}
+
+/** An entry as written below: the help line without the default, which `entry` adds from `vllmDefault`. */
+type EngineOptionEntry<K extends EngineOptionKey> = Omit<EngineOption<K>, "cli"> & {
+  cli: { valueName: string | null; about: string };
+};
+
+function entry<K extends EngineOptionKey>(written: EngineOptionEntry<K>): EngineOption<K> {
+  const { cli, ...rest } = written;
+  return {
+    ...rest,
+    cli: { valueName: cli.valueName, help: `${cli.about} (${vllmDefaultText(written.vllmDefault)})` },
+  };
+}
+
+/** vLLM's default in words, for help lines and docs: "vLLM: 0.9". */
+export function vllmDefaultText(vllmDefault: VllmDefault<unknown>): string {
+  const shown = (value: unknown) => (value === true ? "on" : value === false ? "off" : String(value));
+  if (vllmDefault.kind === "value") return `vLLM: ${shown(vllmDefault.value)}`;
+  if (vllmDefault.kind === "by-gpu")
+    return `vLLM: ${shown(vllmDefault.large)} on GPUs of 70 GiB or more but A100s, else ${shown(vllmDefault.other)}`;
+  return `vLLM: ${vllmDefault.from}`;
+}
+
+/** EngineArgs.get_batch_defaults' split: GPUs of 70 GiB or more, except A100s, take the larger batch defaults. */
+export function isLargeGpuForVllm(memoryBytes: number, name: string | undefined): boolean {
+  return memoryBytes >= 70 * 1024 ** 3 && !(name ?? "").toLowerCase().includes("a100");
+}
+
+/**
+ * vLLM's default for an option on a GPU (its memory and name, for the options whose default depends on it),
+ * or undefined when vLLM derives it from something else (the model, another option).
+ */
+export function vllmDefaultOf<K extends EngineOptionKey>(
+  key: K,
+  gpu?: { memoryBytes: number; name?: string | undefined },
+): EngineOptionValues[K] | undefined {
+  const known = ENGINE_OPTIONS[key].vllmDefault as VllmDefault<EngineOptionValues[K]>;
+  if (known.kind === "value") return known.value;
+  if (known.kind === "by-gpu")
+    return gpu === undefined || isLargeGpuForVllm(gpu.memoryBytes, gpu.name) ? known.large : known.other;
+  return undefined;
 }
 
 const flagWithValue = (flag: `--${string}`) => (value: number | string) => [flag, String(value)];
 
 /** Every engine option, in the order its flag follows the builder's own in `vllm serve`. */
 export const ENGINE_OPTIONS: { readonly [K in EngineOptionKey]: EngineOption<K> } = {
-  maxLoraRank: {
+  maxLoraRank: entry({
     key: "maxLoraRank",
     flag: "--max-lora-rank",
     loraOnly: true,
@@ -101,9 +208,10 @@ export const ENGINE_OPTIONS: { readonly [K in EngineOptionKey]: EngineOption<K> 
     check: checkMaxLoraRank,
     argv: flagWithValue("--max-lora-rank"),
     stackKey: null,
-    cli: { valueName: "R", help: `largest adapter rank: ${MAX_LORA_RANKS.join(", ")} (vLLM: 16)` },
-  },
-  maxLoras: {
+    vllmDefault: { kind: "value", value: 16 },
+    cli: { valueName: "R", about: `largest adapter rank: ${MAX_LORA_RANKS.join(", ")}` },
+  }),
+  maxLoras: entry({
     key: "maxLoras",
     flag: "--max-loras",
     loraOnly: true,
@@ -111,9 +219,10 @@ export const ENGINE_OPTIONS: { readonly [K in EngineOptionKey]: EngineOption<K> 
     check: checkPositiveInteger,
     argv: flagWithValue("--max-loras"),
     stackKey: "maxLoras",
-    cli: { valueName: "K", help: "adapters in one batch (vLLM: 1)" },
-  },
-  maxModelLen: {
+    vllmDefault: { kind: "value", value: 1 },
+    cli: { valueName: "K", about: "adapters in one batch" },
+  }),
+  maxModelLen: entry({
     key: "maxModelLen",
     flag: "--max-model-len",
     loraOnly: false,
@@ -121,9 +230,10 @@ export const ENGINE_OPTIONS: { readonly [K in EngineOptionKey]: EngineOption<K> 
     check: checkPositiveInteger,
     argv: flagWithValue("--max-model-len"),
     stackKey: "maxModelLen",
-    cli: { valueName: "N", help: "longest context in tokens, prompt and output (default: the model's)" },
-  },
-  dtype: {
+    vllmDefault: { kind: "derived", from: "the model's own, from its config.json" },
+    cli: { valueName: "N", about: "longest context in tokens, prompt and output" },
+  }),
+  dtype: entry({
     key: "dtype",
     flag: "--dtype",
     loraOnly: false,
@@ -131,9 +241,10 @@ export const ENGINE_OPTIONS: { readonly [K in EngineOptionKey]: EngineOption<K> 
     check: oneOf(VLLM_DTYPES),
     argv: flagWithValue("--dtype"),
     stackKey: "dtype",
-    cli: { valueName: "T", help: `weights' type: ${VLLM_DTYPES.join(", ")} (vLLM: auto)` },
-  },
-  gpuMemoryUtilization: {
+    vllmDefault: { kind: "value", value: "auto" },
+    cli: { valueName: "T", about: `weights' type: ${VLLM_DTYPES.join(", ")}` },
+  }),
+  gpuMemoryUtilization: entry({
     key: "gpuMemoryUtilization",
     flag: "--gpu-memory-utilization",
     loraOnly: false,
@@ -146,9 +257,10 @@ export const ENGINE_OPTIONS: { readonly [K in EngineOptionKey]: EngineOption<K> 
     },
     argv: flagWithValue("--gpu-memory-utilization"),
     stackKey: "gpuMemoryUtilization",
-    cli: { valueName: "F", help: "share of each GPU's memory vLLM may use, 0 to 1 (vLLM: 0.9)" },
-  },
-  tensorParallelSize: {
+    vllmDefault: { kind: "value", value: 0.9 },
+    cli: { valueName: "F", about: "share of each GPU's memory vLLM may use, 0 to 1" },
+  }),
+  tensorParallelSize: entry({
     key: "tensorParallelSize",
     flag: "--tensor-parallel-size",
     loraOnly: false,
@@ -156,9 +268,10 @@ export const ENGINE_OPTIONS: { readonly [K in EngineOptionKey]: EngineOption<K> 
     check: checkPositiveInteger,
     argv: flagWithValue("--tensor-parallel-size"),
     stackKey: "tensorParallelSize",
-    cli: { valueName: "N", help: "GPUs one instance shards the model across (vLLM: 1)" },
-  },
-  maxNumSeqs: {
+    vllmDefault: { kind: "value", value: 1 },
+    cli: { valueName: "N", about: "GPUs one instance shards the model across" },
+  }),
+  maxNumSeqs: entry({
     key: "maxNumSeqs",
     flag: "--max-num-seqs",
     loraOnly: false,
@@ -166,9 +279,10 @@ export const ENGINE_OPTIONS: { readonly [K in EngineOptionKey]: EngineOption<K> 
     check: checkPositiveInteger,
     argv: flagWithValue("--max-num-seqs"),
     stackKey: "maxNumSeqs",
-    cli: { valueName: "N", help: "sequences in one batch at most (vLLM picks a default for the GPU)" },
-  },
-  enablePrefixCaching: {
+    vllmDefault: { kind: "by-gpu", large: 1024, other: 256 },
+    cli: { valueName: "N", about: "sequences in one batch at most" },
+  }),
+  enablePrefixCaching: entry({
     key: "enablePrefixCaching",
     flag: "--enable-prefix-caching",
     loraOnly: false,
@@ -176,25 +290,22 @@ export const ENGINE_OPTIONS: { readonly [K in EngineOptionKey]: EngineOption<K> 
     check: checkSwitch,
     argv: (on) => [on ? "--enable-prefix-caching" : "--no-enable-prefix-caching"],
     stackKey: "enablePrefixCaching",
-    cli: { valueName: null, help: "reuse the KV cache of shared prompt prefixes (--no-... turns it off)" },
-  },
-  quantization: {
+    vllmDefault: { kind: "derived", from: "on for most models" },
+    cli: { valueName: null, about: "reuse the KV cache of shared prompt prefixes (--no-... turns it off)" },
+  }),
+  quantization: entry({
     key: "quantization",
     flag: "--quantization",
     loraOnly: false,
     owned: "when-set",
-    check: (value, field) => {
-      // vLLM's list grows with each release: the shape is checked here, the name by vLLM itself.
-      if (typeof value !== "string" || !/^[a-z0-9][a-z0-9_-]{0,63}$/.test(value)) {
-        refuse(field, "must be a quantization method name such as awq, gptq, fp8 or bitsandbytes", value);
-      }
-      return value;
-    },
+    // vLLM's parser takes only its methods (the flag's choices): refused here with the list, before it starts.
+    check: oneOf(VLLM_QUANTIZATION_METHODS),
     argv: flagWithValue("--quantization"),
     stackKey: null,
-    cli: { valueName: "Q", help: "how the checkpoint is quantized: awq, gptq, fp8, ... (vLLM: from it)" },
-  },
-  kvCacheDtype: {
+    vllmDefault: { kind: "derived", from: "the checkpoint's quantization_config" },
+    cli: { valueName: "Q", about: "how the checkpoint is quantized: awq, gptq, fp8, bitsandbytes, ..." },
+  }),
+  kvCacheDtype: entry({
     key: "kvCacheDtype",
     flag: "--kv-cache-dtype",
     loraOnly: false,
@@ -203,9 +314,10 @@ export const ENGINE_OPTIONS: { readonly [K in EngineOptionKey]: EngineOption<K> 
     argv: flagWithValue("--kv-cache-dtype"),
     // The chart's vllmConfig has no key for it: the words go into extraArgs.
     stackKey: null,
-    cli: { valueName: "T", help: `KV cache's type: ${VLLM_KV_CACHE_DTYPES.join(", ")} (vLLM: auto)` },
-  },
-  maxCpuLoras: {
+    vllmDefault: { kind: "value", value: "auto" },
+    cli: { valueName: "T", about: `KV cache's type: ${VLLM_KV_CACHE_DTYPES.join(", ")}` },
+  }),
+  maxCpuLoras: entry({
     key: "maxCpuLoras",
     flag: "--max-cpu-loras",
     loraOnly: true,
@@ -213,14 +325,15 @@ export const ENGINE_OPTIONS: { readonly [K in EngineOptionKey]: EngineOption<K> 
     check: checkPositiveInteger,
     // vLLM's LoRAConfig refuses fewer: every adapter in a batch is also kept in the host cache.
     checkWithOthers: (value, others, field) => {
-      const maxLoras = others.maxLoras ?? 1;
+      const maxLoras = others.maxLoras ?? fixedVllmDefault("maxLoras");
       if (value < maxLoras) refuse(field, `must be at least maxLoras (${maxLoras})`, value);
     },
     argv: flagWithValue("--max-cpu-loras"),
     stackKey: null,
-    cli: { valueName: "K", help: "adapters kept in host memory, at least --max-loras (vLLM: --max-loras)" },
-  },
-  maxNumBatchedTokens: {
+    vllmDefault: { kind: "derived", from: "--max-loras" },
+    cli: { valueName: "K", about: "adapters kept in host memory, at least --max-loras" },
+  }),
+  maxNumBatchedTokens: entry({
     key: "maxNumBatchedTokens",
     flag: "--max-num-batched-tokens",
     loraOnly: false,
@@ -228,9 +341,10 @@ export const ENGINE_OPTIONS: { readonly [K in EngineOptionKey]: EngineOption<K> 
     check: checkPositiveInteger,
     argv: flagWithValue("--max-num-batched-tokens"),
     stackKey: null,
-    cli: { valueName: "N", help: "tokens in one scheduled batch at most (vLLM picks a default for the GPU)" },
-  },
-  enforceEager: {
+    vllmDefault: { kind: "by-gpu", large: 8192, other: 2048 },
+    cli: { valueName: "N", about: "tokens in one scheduled batch at most" },
+  }),
+  enforceEager: entry({
     key: "enforceEager",
     flag: "--enforce-eager",
     loraOnly: false,
@@ -238,12 +352,30 @@ export const ENGINE_OPTIONS: { readonly [K in EngineOptionKey]: EngineOption<K> 
     check: checkSwitch,
     argv: (on) => [on ? "--enforce-eager" : "--no-enforce-eager"],
     stackKey: null,
-    cli: {
-      valueName: null,
-      help: "no CUDA graphs: saves their memory, decodes slower (--no-... is vLLM's default)",
-    },
-  },
+    vllmDefault: { kind: "value", value: false },
+    cli: { valueName: null, about: "no CUDA graphs: saves their memory, decodes slower" },
+  }),
+  blockSize: entry({
+    key: "blockSize",
+    flag: "--block-size",
+    loraOnly: false,
+    owned: "when-set",
+    check: oneOf(VLLM_BLOCK_SIZES),
+    argv: flagWithValue("--block-size"),
+    // The chart's vllmConfig has no key for it: the words go into extraArgs.
+    stackKey: null,
+    // CudaPlatform.check_and_update_config sets 16 when it is not given (MLA backends may force 64 or 128).
+    vllmDefault: { kind: "value", value: 16 },
+    cli: { valueName: "N", about: `tokens in one KV-cache page: ${VLLM_BLOCK_SIZES.join(", ")}` },
+  }),
 };
+
+/** vLLM's default for an option whose default is one value (the compiler cannot tell; a test walks the table). */
+export function fixedVllmDefault<K extends EngineOptionKey>(key: K): EngineOptionValues[K] {
+  const known = ENGINE_OPTIONS[key].vllmDefault as VllmDefault<EngineOptionValues[K]>;
+  if (known.kind !== "value") throw new Error(`${key}: vLLM's default is not one value`);
+  return known.value;
+}
 
 /** The entries in table order, for readers that walk them. */
 export const ENGINE_OPTION_LIST: readonly EngineOption<EngineOptionKey>[] = Object.values(

@@ -2,7 +2,7 @@ import type { LayerAttention, ModelShape } from "./model-config.js";
 import { BLOCK_SIZE, cdiv } from "./vllm-commit.js";
 
 // One layer's KV cache as vLLM's kv_cache_interface.py describes it: FullAttentionSpec, SlidingWindowSpec,
-// MLAAttentionSpec. A page holds BLOCK_SIZE tokens of one layer.
+// MLAAttentionSpec. A page holds --block-size tokens of one layer.
 
 export interface LayerKvSpec {
   kind: LayerAttention | "mla";
@@ -35,22 +35,23 @@ export function layerKvSpecs(
   shape: ModelShape,
   tensorParallelSize: number,
   elementBytes: number,
+  blockSize: number = BLOCK_SIZE,
 ): LayerKvSpec[] {
   if (shape.mla) {
     const latent = shape.mla.kvLoraRank + shape.mla.qkRopeHeadDim;
-    const pageBytes = BLOCK_SIZE * latent * elementBytes;
+    const pageBytes = blockSize * latent * elementBytes;
     return shape.layerAttention.map(() => ({
       kind: "mla",
-      blockSize: BLOCK_SIZE,
+      blockSize,
       pageBytes,
       slidingWindow: null,
     }));
   }
   const headsPerGpu = Math.max(1, Math.floor(shape.kvHeads / tensorParallelSize));
-  const pageBytes = 2 * BLOCK_SIZE * headsPerGpu * shape.headSize * elementBytes;
+  const pageBytes = 2 * blockSize * headsPerGpu * shape.headSize * elementBytes;
   return shape.layerAttention.map((kind) => ({
     kind,
-    blockSize: BLOCK_SIZE,
+    blockSize,
     pageBytes,
     slidingWindow: kind === "sliding" ? shape.slidingWindow : null,
   }));

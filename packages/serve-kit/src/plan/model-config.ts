@@ -1,4 +1,5 @@
 import { checkObject, refuse } from "../internal/validate.js";
+import { type ArchitectureFamily, type ExpertFields, familyOf } from "./architectures.js";
 
 // What the plan needs from a model's config.json, checked. Field names are Hugging Face's; a field the
 // architecture needs and the file lacks is refused with the field's name, never guessed.
@@ -35,20 +36,7 @@ export interface ModelShape {
   checkpointDtype: "float16" | "bfloat16" | "float32";
 }
 
-/** Architectures whose KV cache the plan lays out as vLLM does; others get weights only, and say so. */
-export const KNOWN_ARCHITECTURES = [
-  "LlamaForCausalLM",
-  "MistralForCausalLM",
-  "MixtralForCausalLM",
-  "Qwen2ForCausalLM",
-  "Qwen2MoeForCausalLM",
-  "Qwen3ForCausalLM",
-  "Qwen3MoeForCausalLM",
-  "Gemma2ForCausalLM",
-  "Phi3ForCausalLM",
-  "DeepseekV2ForCausalLM",
-  "DeepseekV3ForCausalLM",
-] as const;
+export { KNOWN_ARCHITECTURES } from "./architectures.js";
 
 const DTYPES = { float16: 2, bfloat16: 2, float32: 4 } as const;
 
@@ -68,47 +56,73 @@ export function parseModelConfig(
     );
   }
   const architecture = architectures[0] as string;
-  if (!(KNOWN_ARCHITECTURES as readonly string[]).includes(architecture)) {
-    return { unknownArchitecture: architecture };
-  }
-  const count = (key: string) => positiveInteger(config[key], key);
-  const optionalCount = (key: string) => (config[key] == null ? undefined : count(key));
-  const layers = count("num_hidden_layers");
-  const hiddenSize = count("hidden_size");
-  const attentionHeads = count("num_attention_heads");
-  const kvHeads = optionalCount("num_key_value_heads") ?? attentionHeads;
-  const headSize = optionalCount("head_dim") ?? hiddenSize / attentionHeads;
-  if (!Number.isInteger(headSize)) {
-    refuse(
-      "config.json head_dim",
-      "is needed: hidden_size is not a multiple of num_attention_heads",
-      config.head_dim,
-    );
-  }
-  const isMla = architecture.startsWith("Deepseek") && config.kv_lora_rank != null;
-  const mla = isMla ? { kvLoraRank: count("kv_lora_rank"), qkRopeHeadDim: count("qk_rope_head_dim") } : null;
-  const slidingWindow = slidingWindowOf(config, architecture);
+  const family = familyOf(architecture);
+  if (!family) return { unknownArchitecture: architecture };
+  const text = languageModelConfig(config, family);
+  const layers = text.count("num_hidden_layers");
+  const slidingWindow = slidingWindowOf(text, family);
   return {
     shape: {
       architecture,
-      modelType: typeof config.model_type === "string" ? config.model_type : "",
+      modelType: typeof text.fields.model_type === "string" ? text.fields.model_type : "",
       layers,
-      hiddenSize,
-      intermediateSize: count("intermediate_size"),
-      vocabSize: count("vocab_size"),
-      attentionHeads,
-      kvHeads,
-      headSize,
-      mla,
+      hiddenSize: text.count("hidden_size"),
+      intermediateSize: text.count("intermediate_size"),
+      vocabSize: text.count("vocab_size"),
+      ...attentionHeadsOf(text),
+      mla: family.mla ? mlaOf(text) : null,
       slidingWindow,
-      layerAttention: layerAttentionOf(config, architecture, layers, slidingWindow),
-      tiedEmbeddings: config.tie_word_embeddings === true,
-      derivedMaxModelLen: derivedMaxModelLen(config),
-      moe: moeOf(count, optionalCount),
-      quantization: quantizationOf(config.quantization_config),
-      checkpointDtype: dtypeOf(config),
+      layerAttention: layerAttentionOf(text, family, layers, slidingWindow),
+      tiedEmbeddings: (text.fields.tie_word_embeddings ?? config.tie_word_embeddings) === true,
+      derivedMaxModelLen: derivedMaxModelLen(text),
+      moe: family.experts ? moeOf(text, family.experts) : null,
+      quantization: quantizationOf(config.quantization_config ?? text.fields.quantization_config),
+      checkpointDtype: dtypeOf(config, text.fields),
     },
   };
+}
+
+/** The language model's fields (a multimodal config's text_config, or the config itself), read by key. */
+interface TextFields {
+  fields: Record<string, unknown>;
+  /** The prefix of a field's name in messages: "config.json" or "config.json text_config". */
+  where: string;
+  count: (key: string) => number;
+  optionalCount: (key: string) => number | undefined;
+}
+
+function languageModelConfig(config: Record<string, unknown>, family: ArchitectureFamily): TextFields {
+  const nested = family.textConfig === undefined ? undefined : config[family.textConfig];
+  // Some families' older configs (Qwen2-VL) keep the language model's fields at the top.
+  const fields = nested === undefined ? config : checkObject(nested, `config.json ${family.textConfig}`);
+  const where = fields === config ? "config.json" : `config.json ${family.textConfig}`;
+  const count = (key: string) => positiveInteger(fields[key], `${where} ${key}`);
+  return {
+    fields,
+    where,
+    count,
+    optionalCount: (key: string) => (fields[key] == null ? undefined : count(key)),
+  };
+}
+
+function attentionHeadsOf(text: TextFields): Pick<ModelShape, "attentionHeads" | "kvHeads" | "headSize"> {
+  const attentionHeads = text.count("num_attention_heads");
+  const kvHeads = text.optionalCount("num_key_value_heads") ?? attentionHeads;
+  const headSize = text.optionalCount("head_dim") ?? text.count("hidden_size") / attentionHeads;
+  if (!Number.isInteger(headSize)) {
+    refuse(
+      `${text.where} head_dim`,
+      "is needed: hidden_size is not a multiple of num_attention_heads",
+      text.fields.head_dim,
+    );
+  }
+  return { attentionHeads, kvHeads, headSize };
+}
+
+/** DeepSeek V2/V3 without kv_lora_rank (V2-Lite-style configs always carry it) attend as usual. */
+function mlaOf(text: TextFields): ModelShape["mla"] {
+  if (text.fields.kv_lora_rank == null) return null;
+  return { kvLoraRank: text.count("kv_lora_rank"), qkRopeHeadDim: text.count("qk_rope_head_dim") };
 }
 
 /** Bytes of one element of the checkpoint's type. */
@@ -116,47 +130,56 @@ export function dtypeBytes(dtype: ModelShape["checkpointDtype"]): number {
   return DTYPES[dtype];
 }
 
-function positiveInteger(value: unknown, key: string): number {
+function positiveInteger(value: unknown, field: string): number {
   if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
-    refuse(`config.json ${key}`, "must be an integer of at least 1", value);
+    refuse(field, "must be an integer of at least 1", value);
   }
   return value;
 }
 
-function slidingWindowOf(config: Record<string, unknown>, architecture: string): number | null {
-  const window = config.sliding_window;
-  if (window == null) return null;
-  // Qwen2 configs carry a window they do not use unless use_sliding_window is true.
-  if (architecture.startsWith("Qwen") && config.use_sliding_window !== true) return null;
-  return positiveInteger(window, "sliding_window");
+function slidingWindowOf(text: TextFields, family: ArchitectureFamily): number | null {
+  if (text.fields.sliding_window == null) return null;
+  if (family.sliding === "opt-in" && text.fields.use_sliding_window !== true) return null;
+  return text.count("sliding_window");
 }
 
+const layers = (count: number, kind: (index: number) => LayerAttention) =>
+  Array.from({ length: count }, (_, index) => kind(index));
+
 function layerAttentionOf(
-  config: Record<string, unknown>,
-  architecture: string,
-  layers: number,
+  text: TextFields,
+  family: ArchitectureFamily,
+  count: number,
   window: number | null,
 ): LayerAttention[] {
-  const types = config.layer_types;
+  const types = text.fields.layer_types;
   if (Array.isArray(types)) {
-    if (types.length !== layers) {
-      refuse("config.json layer_types", `must list one entry per layer (${layers})`, types);
+    if (types.length !== count) {
+      refuse(`${text.where} layer_types`, `must list one entry per layer (${count})`, types);
     }
     return types.map((type) => (type === "sliding_attention" && window !== null ? "sliding" : "full"));
   }
-  if (window === null) return Array.from({ length: layers }, () => "full");
-  // vLLM's Gemma 2 slides on even layers and attends fully on odd ones; Mistral slides everywhere.
-  if (architecture === "Gemma2ForCausalLM") {
-    return Array.from({ length: layers }, (_, index) => (index % 2 === 0 ? "sliding" : "full"));
+  if (window === null) return layers(count, () => "full");
+  switch (family.sliding) {
+    case "even-layers":
+      return layers(count, (index) => (index % 2 === 0 ? "sliding" : "full"));
+    case "pattern": {
+      // vLLM's Gemma 3: layer i slides unless (i + 1) is a multiple of sliding_window_pattern.
+      const pattern = text.count("sliding_window_pattern");
+      return layers(count, (index) => ((index + 1) % pattern === 0 ? "full" : "sliding"));
+    }
+    case "none":
+      return layers(count, () => "full");
+    default:
+      return layers(count, () => "sliding");
   }
-  return Array.from({ length: layers }, () => "sliding");
 }
 
 // vLLM's _get_and_verify_max_len: max_position_embeddings, times the rope scaling factor for kinds that
 // extend the context (yarn counts from original_max_position_embeddings); llama3 and longrope do not.
-function derivedMaxModelLen(config: Record<string, unknown>): number {
-  const base = positiveInteger(config.max_position_embeddings, "max_position_embeddings");
-  const scaling = config.rope_scaling;
+function derivedMaxModelLen(text: TextFields): number {
+  const base = text.count("max_position_embeddings");
+  const scaling = text.fields.rope_scaling;
   if (scaling === null || typeof scaling !== "object") return base;
   const {
     factor,
@@ -170,18 +193,12 @@ function derivedMaxModelLen(config: Record<string, unknown>): number {
   return Math.floor(start * factor);
 }
 
-function moeOf(
-  count: (key: string) => number,
-  optionalCount: (key: string) => number | undefined,
-): ModelShape["moe"] {
-  const experts =
-    optionalCount("num_local_experts") ?? optionalCount("n_routed_experts") ?? optionalCount("num_experts");
-  if (experts === undefined) return null;
+function moeOf(text: TextFields, fields: ExpertFields): ModelShape["moe"] {
   return {
-    experts,
-    activeExperts: count("num_experts_per_tok"),
-    expertIntermediateSize: optionalCount("moe_intermediate_size") ?? count("intermediate_size"),
-    sharedExperts: optionalCount("n_shared_experts") ?? 0,
+    experts: text.count(fields.count),
+    activeExperts: text.count("num_experts_per_tok"),
+    expertIntermediateSize: text.count(fields.width),
+    sharedExperts: fields.shared ? (text.optionalCount(fields.shared) ?? 0) : 0,
   };
 }
 
@@ -199,8 +216,12 @@ function quantizationOf(raw: unknown): ModelShape["quantization"] {
   return { method, bits: typeof quant.bits === "number" ? quant.bits : null };
 }
 
-function dtypeOf(config: Record<string, unknown>): ModelShape["checkpointDtype"] {
-  const dtype = config.torch_dtype ?? config.dtype ?? "float32";
+/** The checkpoint's type: torch_dtype (or dtype), at the top or in the language model's config. */
+function dtypeOf(
+  config: Record<string, unknown>,
+  text: Record<string, unknown>,
+): ModelShape["checkpointDtype"] {
+  const dtype = config.torch_dtype ?? config.dtype ?? text.torch_dtype ?? text.dtype ?? "float32";
   if (typeof dtype !== "string" || !(dtype in DTYPES)) {
     refuse("config.json torch_dtype", "must be float16, bfloat16 or float32", dtype);
   }

@@ -2,7 +2,15 @@
 export type PlanVerdict =
   | { kind: "fits"; summary: string; flags: string[] }
   | { kind: "fits-with-max-model-len"; summary: string; flags: string[]; maxModelLen: number }
-  | { kind: "needs-tensor-parallel"; summary: string; flags: string[]; tensorParallelSize: number }
+  | {
+      kind: "needs-tensor-parallel";
+      summary: string;
+      flags: string[];
+      tensorParallelSize: number;
+      /** Set when the GPUs given hold the model only with a shorter context too. */
+      maxModelLen?: number;
+    }
+  | { kind: "refused"; summary: string; flags: string[]; reasons: string[] }
   | { kind: "does-not-fit"; summary: string; flags: string[] }
   | { kind: "unknown"; summary: string; flags: string[] };
 
@@ -15,52 +23,119 @@ export interface FitTry {
   bytesPerFullRequest: number | null;
   /** vLLM's estimate of the largest max_model_len that fits, or null when unknown. */
   largestFittingModelLen: number | null;
+  /** The largest max_model_len that fits in the KV memory less the plan's error margin (0: none), or null. */
+  suggestedMaxModelLen: number | null;
+  /** The KV memory the suggestion leaves free for the plan's own error. */
+  marginBytes: number;
   maxModelLen: number;
+}
+
+/** A start-up check vLLM would fail: why, in words citing vLLM's code, and the flags that fix it. */
+export interface Refusal {
+  reason: string;
+  flags: string[];
+}
+
+export interface VerdictInput {
+  /** vLLM's start-up checks the settings fail: any one stops vLLM, whatever the memory. */
+  refusals: readonly Refusal[];
+  current: FitTry;
+  /** Larger tensor-parallel sizes vLLM would take for this model, smallest first. */
+  larger: readonly FitTry[];
+  /** The GPUs available. */
+  gpus: number;
 }
 
 const fullyFits = (t: FitTry) =>
   t.availableKvBytes > 0 && t.bytesPerFullRequest !== null && t.bytesPerFullRequest <= t.availableKvBytes;
+const shorterFits = (t: FitTry) => t.availableKvBytes > 0 && (t.suggestedMaxModelLen ?? 0) > 0;
+const gib = (bytes: number) => `${(bytes / 1024 ** 3).toFixed(2)} GiB`;
 
 /**
- * fits; or fits with a shorter max_model_len (vLLM's own estimate); or needs more GPUs (the smallest
- * tensor-parallel size that fits the whole context); or does not fit on this GPU at all.
+ * The one place the plan's verdict is decided. In order: a start-up check vLLM fails; fits; fits with a
+ * shorter max_model_len (the suggestion leaves the plan's error margin free); a larger tensor-parallel size on
+ * the GPUs given, with the full context or a shorter one; one that needs more GPUs than given; does not fit.
+ * An architecture whose KV cache the plan cannot lay out fits or not by its weights alone, and says so.
  */
-export function decideVerdict(current: FitTry, larger: readonly FitTry[], gpus: number): PlanVerdict {
-  if (fullyFits(current))
-    return { kind: "fits", summary: `fits: ${current.maxModelLen} tokens per request`, flags: [] };
-  const needs = larger.find(fullyFits);
-  const needsText = (t: FitTry) =>
-    `needs tensor_parallel_size >= ${t.tensorParallelSize}${t.tensorParallelSize > gpus ? ` (${t.tensorParallelSize} GPUs; ${gpus} given)` : ""}`;
-  if (current.availableKvBytes > 0 && current.bytesPerFullRequest === null) {
+export function decideVerdict({ refusals, current, larger, gpus }: VerdictInput): PlanVerdict {
+  const [first] = refusals;
+  if (first) {
+    const reasons = refusals.map((refusal) => refusal.reason);
     return {
-      kind: "unknown",
-      summary:
-        "the weights fit; the KV cache could not be sized for this architecture, so whether a request fits is unknown",
-      flags: [],
+      kind: "refused",
+      summary: `vLLM would refuse to start: ${reasons.join("; ")}`,
+      flags: first.flags,
+      reasons,
     };
   }
-  const shorter = current.largestFittingModelLen ?? 0;
-  if (current.availableKvBytes > 0 && shorter > 0) {
-    const alternative = needs ? `; or ${needsText(needs)} for the full ${current.maxModelLen}` : "";
+  if (fullyFits(current))
+    return { kind: "fits", summary: `fits: ${current.maxModelLen} tokens per request`, flags: [] };
+  const onGpusGiven = larger.filter((t) => t.tensorParallelSize <= gpus);
+  const needsMoreGpus = larger.filter((t) => t.tensorParallelSize > gpus);
+  const needsText = (t: FitTry) =>
+    `needs tensor_parallel_size >= ${t.tensorParallelSize}${t.tensorParallelSize > gpus ? ` (${t.tensorParallelSize} GPUs; ${gpus} given)` : ""}`;
+  const parallel = (t: FitTry, summary: string): PlanVerdict => ({
+    kind: "needs-tensor-parallel",
+    summary,
+    flags: ["--tensor-parallel-size", String(t.tensorParallelSize)],
+    tensorParallelSize: t.tensorParallelSize,
+  });
+
+  if (current.bytesPerFullRequest === null) {
+    if (current.availableKvBytes > 0)
+      return {
+        kind: "unknown",
+        summary:
+          "the weights fit; the KV cache could not be sized for this architecture, so whether a request fits is unknown",
+        flags: [],
+      };
+    const weightsFit = [...onGpusGiven, ...needsMoreGpus].find((t) => t.availableKvBytes > 0);
+    if (weightsFit)
+      return parallel(
+        weightsFit,
+        `the weights fit only with tensor_parallel_size >= ${weightsFit.tensorParallelSize}${weightsFit.tensorParallelSize > gpus ? ` (${weightsFit.tensorParallelSize} GPUs; ${gpus} given)` : ""}; whether the KV cache then holds a request is unknown for this architecture`,
+      );
+    return doesNotFit([current, ...larger]);
+  }
+
+  const fullOnGpusGiven = onGpusGiven.find(fullyFits);
+  const full = fullOnGpusGiven ?? needsMoreGpus.find(fullyFits);
+  const orFull = full ? `; or ${needsText(full)} for the full ${current.maxModelLen}` : "";
+  if (shorterFits(current)) {
+    const shorter = current.suggestedMaxModelLen as number;
     return {
       kind: "fits-with-max-model-len",
-      summary: `fits only with max_model_len <= ${shorter}${alternative}`,
+      summary: `fits only with max_model_len <= ${shorter} (${marginText(current)})${orFull}`,
       flags: ["--max-model-len", String(shorter)],
       maxModelLen: shorter,
     };
   }
-  if (needs) {
+  if (fullOnGpusGiven) return parallel(fullOnGpusGiven, needsText(fullOnGpusGiven));
+  const shorterOnGpusGiven = onGpusGiven.find(shorterFits);
+  if (shorterOnGpusGiven) {
+    const shorter = shorterOnGpusGiven.suggestedMaxModelLen as number;
+    const n = shorterOnGpusGiven.tensorParallelSize;
     return {
       kind: "needs-tensor-parallel",
-      summary: needsText(needs),
-      flags: ["--tensor-parallel-size", String(needs.tensorParallelSize)],
-      tensorParallelSize: needs.tensorParallelSize,
+      summary: `fits on the ${gpus} GPUs given with tensor_parallel_size ${n} and max_model_len <= ${shorter} (${marginText(shorterOnGpusGiven)})${orFull}`,
+      flags: ["--tensor-parallel-size", String(n), "--max-model-len", String(shorter)],
+      tensorParallelSize: n,
+      maxModelLen: shorter,
     };
   }
+  if (full) return parallel(full, needsText(full));
+  return doesNotFit([current, ...larger]);
+}
+
+function marginText(t: FitTry): string {
+  return `vLLM's own estimate is ${t.largestFittingModelLen}; this leaves ${gib(t.marginBytes)} of KV cache memory for the plan's error`;
+}
+
+function doesNotFit(tries: readonly FitTry[]): PlanVerdict {
+  const most = Math.max(...tries.map((t) => t.tensorParallelSize));
   return {
     kind: "does-not-fit",
-    summary:
-      "does not fit on this GPU: the weights and the start-up profile leave no memory for the KV cache, even split 8 ways",
+    summary: `does not fit: the weights and the start-up profile leave too little memory for the KV cache (less than the plan's error margin), even at tensor_parallel_size ${most}`,
     flags: [],
   };
 }

@@ -156,7 +156,7 @@ describe("buildStackValues", () => {
     expect(values.servingEngineSpec.modelSpec[0]?.runtimeClassName).toBe("");
   });
 
-  it("shortens a default name from a 47-character model id so the engine Service name fits 63 (issue #23, item 12)", () => {
+  it("shortens a default name from a 47-character model id so the engine Service name fits 63", () => {
     const [spec] = buildStackValues({ kind: "full", model: `acme/${"a".repeat(47)}` }, {}).servingEngineSpec
       .modelSpec;
     expect(`vllm-${spec?.name}-engine-service`.length).toBeLessThanOrEqual(63);
@@ -184,7 +184,7 @@ describe("buildStackValues refuses, naming the field, the rule and what was give
       { options: { name: "n".repeat(50), release: "vllm" }, field: "name", rule: /at most 43 characters/ },
     ],
     [
-      "a name of 44 characters, whose engine Service name would pass 63 (issue #23, item 12)",
+      "a name of 44 characters, whose engine Service name would pass 63",
       {
         options: { name: "n".repeat(44), release: "vllm" },
         field: "name",
@@ -192,7 +192,7 @@ describe("buildStackValues refuses, naming the field, the rule and what was give
       },
     ],
     [
-      "a release that starts with a digit (issue #23, item 13)",
+      "a release that starts with a digit, which no Service name may",
       { options: { release: "8b" }, field: "release", rule: /must start with a letter/ },
     ],
     ["a fractional CPU count", { options: { cpu: 1.5 }, field: "cpu", rule: /integer/ }],
@@ -394,7 +394,7 @@ describe("LoraAdapter resources", () => {
       { config: lora, options, adapter: "nope", field: "adapterName" },
     ],
     [
-      "a hub adapter without hfTokenSecret, which the controller cannot download (issue #23, item 14)",
+      "a hub adapter without hfTokenSecret, which the controller cannot download",
       { config: lora, options: { ...options, hfTokenSecret: undefined }, field: "hfTokenSecret" },
     ],
     [

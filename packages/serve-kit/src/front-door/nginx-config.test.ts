@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type NginxConfigOptions, nginxConfig, ServeConfigError } from "./index.js";
+import { type NginxConfigOptions, nginxConfig, ServeConfigError } from "../index.js";
 
 describe("nginxConfig", () => {
   const config = nginxConfig({ upstreams: ["127.0.0.1:8001", "127.0.0.1:8002"], listen: 8000 });

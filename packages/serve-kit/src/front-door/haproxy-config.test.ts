@@ -4,13 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { requireSystemTool } from "@finetune-studio/testing";
 import { afterAll, describe, expect, it } from "vitest";
-import {
-  connectionsWithinFileLimit,
-  defaultMaxConnections,
-  type HaproxyConfigOptions,
-  haproxyConfig,
-  ServeConfigError,
-} from "./index.js";
+import { type HaproxyConfigOptions, haproxyConfig, ServeConfigError } from "../index.js";
+import { connectionsWithinFileLimit, defaultMaxConnections } from "./haproxy-config.js";
 
 const dir = mkdtempSync(join(tmpdir(), "haproxy-config-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -8,9 +8,9 @@ import {
   waitForHttp,
 } from "@finetune-studio/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { nginxConfig } from "./index.js";
+import { nginxConfig } from "../index.js";
+import { nginxBinary, nginxPrefix, nginxTest, startNginx } from "../test/nginx.js";
 import { MAX_READ_TIMEOUT_SECONDS } from "./nginx-config.js";
-import { nginxBinary, nginxPrefix, nginxTest, startNginx } from "./test/nginx.js";
 
 // Real nginx, on loopback with the generated config, in front of two chat-completions mocks.
 

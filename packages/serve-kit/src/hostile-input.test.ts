@@ -7,7 +7,7 @@ import {
   type ServeOptions,
 } from "./index.js";
 
-// Issue #17: names that would steer a terminal, docker mounts too wide for a root container, one bound for
+// Names that would steer a terminal, docker mounts too wide for a root container, one bound for
 // nginx's read timeout, and a key that cannot travel in an HTTP header. Each is refused by the library, so
 // the CLI (which only passes values on) refuses it too.
 

@@ -1,6 +1,6 @@
-import { hostPort } from "./internal/hosts.js";
-import { checkSeconds, checkUpstreams, upstreamText } from "./internal/upstreams.js";
-import { checkHost, checkKnownKeys, checkObject, checkPort } from "./internal/validate.js";
+import { hostPort } from "../internal/hosts.js";
+import { checkSeconds, checkUpstreams, upstreamText } from "../internal/upstreams.js";
+import { checkHost, checkKnownKeys, checkObject, checkPort } from "../internal/validate.js";
 
 export interface NginxConfigOptions {
   /**
@@ -24,7 +24,7 @@ export interface NginxConfigOptions {
 
 /** vLLM (uvicorn) closes an idle keep-alive connection after 5 s: nginx lets go of it first. */
 export const VLLM_KEEPALIVE_TIMEOUT_DEFAULT = 4;
-/** A relay of studio-serve's own keeps idle connections 75 s: nginx lets go of them after 60. */
+/** A Unix-socket upstream is a local relay with idle timeouts of its own: nginx's default keepalive_timeout. */
 export const UNIX_KEEPALIVE_TIMEOUT_DEFAULT = 60;
 
 /** The longest read timeout: 2^31 - 1 ms in whole seconds (about 24.8 days), which nginx's timers hold. */

@@ -1,0 +1,149 @@
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import {
+  getFreePort,
+  getFreePortFollowedBy,
+  type ManagedProcess,
+  requireSystemTool,
+  startProcess,
+  waitForHttp,
+  waitForOutput,
+} from "@finetune-studio/testing";
+import type { StandInKit } from "./stand-ins.js";
+
+// The doors the front-door bench compares, each in front of the same stand-in vLLMs: the front door
+// `launch --instances 2` runs, the plain nginx users would put there instead, and HAProxy configured by hand.
+
+const CLI = fileURLToPath(new URL("../../../packages/cli/dist/main.js", import.meta.url));
+export const MODEL = "bench/stand-in";
+
+export interface Door {
+  name: string;
+  port: number;
+}
+
+export interface Launch {
+  proc: ManagedProcess;
+  /** The front door's port; the instances listen on the two ports after it. */
+  port: number;
+  instancePorts: readonly number[];
+}
+
+/** `studio-serve launch full MODEL --instances 2` over the stand-in, ready once HAProxy answers. */
+export async function startLaunch(kit: StandInKit, env: NodeJS.ProcessEnv = {}): Promise<Launch> {
+  const port = await getFreePortFollowedBy(2);
+  const proc = startProcess(
+    process.execPath,
+    [CLI, "launch", "full", MODEL, "--port", String(port), "--instances", "2", "--stop-timeout", "5"],
+    { env: { ...process.env, ...env, PATH: `${kit.binDir}:${process.env.PATH ?? ""}` } },
+  );
+  try {
+    await waitForOutput(proc, /^ready: .* through HAProxy/m, 60_000);
+  } catch (error) {
+    await proc.stop(30_000);
+    throw error;
+  }
+  return { proc, port, instancePorts: [port + 1, port + 2] };
+}
+
+/** The balancer a user would write by hand for two instances: least connections, long timeouts, no more. */
+export function handHaproxyConfig(port: number, instancePorts: readonly number[]): string {
+  return [
+    "global",
+    "    maxconn 8192",
+    "defaults",
+    "    mode http",
+    "    timeout connect 5s",
+    "    timeout client 600s",
+    "    timeout server 600s",
+    "frontend front",
+    `    bind 127.0.0.1:${port}`,
+    "    default_backend instances",
+    "backend instances",
+    "    balance leastconn",
+    ...instancePorts.map((instancePort, i) => `    server s${i} 127.0.0.1:${instancePort}`),
+    "",
+  ].join("\n");
+}
+
+/**
+ * Plain nginx as the guides for streaming APIs set it up: least connections, kept-alive upstream
+ * connections, and `proxy_buffering off` so server-sent events pass as they come. No access log, like the
+ * HAProxy doors.
+ */
+export function plainNginxConfig(dir: string, port: number, instancePorts: readonly number[]): string {
+  return [
+    "worker_processes auto;",
+    "worker_rlimit_nofile 20000;",
+    `pid ${join(dir, "nginx.pid")};`,
+    `error_log ${join(dir, "error.log")} warn;`,
+    "events { worker_connections 8192; }",
+    "http {",
+    "    access_log off;",
+    ...["client_body", "proxy", "fastcgi", "uwsgi", "scgi"].map(
+      (kind) => `    ${kind}_temp_path ${join(dir, "tmp", kind)};`,
+    ),
+    "    upstream vllm {",
+    "        least_conn;",
+    ...instancePorts.map((instancePort) => `        server 127.0.0.1:${instancePort};`),
+    "        keepalive 256;",
+    "    }",
+    "    server {",
+    `        listen 127.0.0.1:${port};`,
+    "        location / {",
+    "            proxy_pass http://vllm;",
+    "            proxy_http_version 1.1;",
+    '            proxy_set_header Connection "";',
+    "            proxy_buffering off;",
+    "            proxy_read_timeout 600s;",
+    "        }",
+    "    }",
+    "}",
+    "",
+  ].join("\n");
+}
+
+/** Starts a door's process from its config and waits until it passes /health on to an instance. */
+async function startDoor(
+  name: string,
+  port: number,
+  command: string,
+  args: string[],
+): Promise<ManagedProcess> {
+  const proc = startProcess(command, args);
+  try {
+    await waitForHttp(`http://127.0.0.1:${port}/health`, {
+      process: proc,
+      timeoutMs: 30_000,
+      isReady: (status) => status === 200,
+    });
+  } catch (error) {
+    await proc.stop();
+    throw new Error(`${name} did not pass /health on: ${String(error)}`);
+  }
+  return proc;
+}
+
+/** HAProxy by hand in front of the instances, its config in `dir`. */
+export async function startHandHaproxy(dir: string, instancePorts: readonly number[]) {
+  const port = await getFreePort();
+  const file = join(dir, `by-hand-${port}.cfg`);
+  writeFileSync(file, handHaproxyConfig(port, instancePorts));
+  const proc = await startDoor("HAProxy by hand", port, requireSystemTool("haproxy"), ["-db", "-f", file]);
+  return { proc, port };
+}
+
+/** Plain nginx in front of the instances, its prefix under `dir` (readable by its workers). */
+export async function startPlainNginx(dir: string, instancePorts: readonly number[]) {
+  const port = await getFreePort();
+  const prefix = join(dir, `nginx-${port}`);
+  mkdirSync(join(prefix, "tmp"), { recursive: true });
+  chmodSync(dir, 0o755);
+  chmodSync(prefix, 0o755);
+  const conf = join(prefix, "nginx.conf");
+  writeFileSync(conf, plainNginxConfig(prefix, port, instancePorts));
+  const args = ["-p", prefix, "-c", conf, "-e", join(prefix, "error.log"), "-g", "daemon off;"];
+  const proc = await startDoor("plain nginx", port, requireSystemTool("nginx"), args);
+  return { proc, port };
+}

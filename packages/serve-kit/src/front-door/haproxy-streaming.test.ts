@@ -1,0 +1,96 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, request, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  getFreePort,
+  type ManagedProcess,
+  requireSystemTool,
+  startProcess,
+  waitForHttp,
+} from "@finetune-studio/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { haproxyConfig } from "../index.js";
+
+// Real HAProxy with haproxyConfig's configuration in front of a server that streams server-sent events one
+// at a time: it sends the next event only once the client has read the one before. HAProxy 2.6 sends a
+// response it has not finished with MSG_MORE unless `option http-no-delay` is set, and the kernel then holds
+// the bytes for up to 200 ms waiting for more: each event would arrive about 200 ms after it was sent.
+
+const EVENTS = 6;
+/** Well under the kernel's 200 ms hold, well over loopback's delivery on a loaded machine. */
+const MEDIAN_DELIVERY_LIMIT_MS = 100;
+
+describe("haproxyConfig streams each chunk when the instance sends it", { timeout: 60_000 }, () => {
+  const dir = mkdtempSync(join(tmpdir(), "haproxy-streaming-"));
+  let instance: Server;
+  let haproxy: ManagedProcess | undefined;
+  let frontPort = 0;
+  // The open stream's response and when each event left the instance.
+  let stream: ServerResponse | undefined;
+  const sentAt: number[] = [];
+
+  const sendEvent = (index: number) => {
+    sentAt[index] = performance.now();
+    stream?.write(`data: {"index":${index}}\n\n`);
+  };
+
+  beforeAll(async () => {
+    instance = createServer((req, res) => {
+      if (req.url === "/health") {
+        res.end("ok");
+        return;
+      }
+      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+      stream = res;
+      sendEvent(0);
+    });
+    await new Promise<void>((resolve) => instance.listen(0, "127.0.0.1", resolve));
+    const instancePort = (instance.address() as AddressInfo).port;
+    frontPort = await getFreePort();
+    const file = join(dir, "haproxy.cfg");
+    writeFileSync(file, haproxyConfig({ servers: [`127.0.0.1:${instancePort}`], listen: frontPort }));
+    haproxy = startProcess(requireSystemTool("haproxy"), ["-db", "-f", file]);
+    await waitForHttp(`http://127.0.0.1:${frontPort}/health`, { process: haproxy, timeoutMs: 30_000 });
+  });
+
+  afterAll(async () => {
+    await haproxy?.stop();
+    instance.closeAllConnections();
+    await new Promise((resolve) => instance.close(resolve));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("delivers every event of a paced stream at once, not after the kernel's 200 ms hold", async () => {
+    const delivery: number[] = [];
+    await new Promise<void>((resolve, reject) => {
+      const req = request(
+        { host: "127.0.0.1", port: frontPort, path: "/v1/chat/completions", method: "POST" },
+        (res) => {
+          let buffered = "";
+          res.setEncoding("utf8");
+          res.on("data", (text: string) => {
+            buffered += text;
+            let end = buffered.indexOf("\n\n");
+            while (end !== -1) {
+              const index = (JSON.parse(buffered.slice(6, end)) as { index: number }).index;
+              delivery.push(performance.now() - (sentAt[index] ?? Number.NaN));
+              buffered = buffered.slice(end + 2);
+              end = buffered.indexOf("\n\n");
+              if (index + 1 < EVENTS) sendEvent(index + 1);
+              else stream?.end();
+            }
+          });
+          res.on("end", resolve);
+          res.on("error", reject);
+        },
+      );
+      req.on("error", reject);
+      req.end('{"stream":true}');
+    });
+    expect(delivery).toHaveLength(EVENTS);
+    const median = [...delivery].sort((a, b) => a - b)[Math.floor(EVENTS / 2)] ?? Number.NaN;
+    expect(median).toBeLessThan(MEDIAN_DELIVERY_LIMIT_MS);
+  });
+});

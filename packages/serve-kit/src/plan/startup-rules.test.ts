@@ -1,0 +1,199 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { findGpuModel } from "./gpus.js";
+import { planServe } from "./plan-serve.js";
+
+// vLLM's start-up checks, as verdicts naming the flag that fixes them, and the verdict's one path: the
+// fixtures are real models' config.json and index (Llama 3.1 8B: 32 attention heads, 8 KV heads, 131072
+// positions, bfloat16; its AWQ checkpoint).
+
+const FIXTURES = new URL("./fixtures/", import.meta.url);
+const readJson = (path: string): unknown => JSON.parse(readFileSync(new URL(path, FIXTURES), "utf8"));
+const model = (name: string) => ({
+  config: readJson(`${name}/config.json`),
+  safetensorsIndex: readJson(`${name}/model.safetensors.index.json`),
+});
+const LLAMA = model("llama-3.1-8b-instruct");
+const AWQ = model("llama-3.1-8b-instruct-awq-int4");
+const gpu = (name: string, count = 1) => {
+  const found = findGpuModel(name);
+  if (!found) throw new Error(`no GPU ${name}`);
+  return {
+    name: found.name,
+    memoryBytes: found.memoryBytes,
+    computeCapability: found.computeCapability,
+    count,
+  };
+};
+const GIB = 1024 ** 3;
+
+describe("tensor parallelism must divide the attention heads (ModelConfig.verify_with_parallel_config)", () => {
+  it("refuses --tensor-parallel-size 3 on a 32-head model, naming a size that divides them", () => {
+    const plan = planServe(LLAMA, gpu("H100", 4), { tensorParallelSize: 3 });
+    expect(plan.verdict).toMatchObject({
+      kind: "refused",
+      flags: ["--tensor-parallel-size", "2"],
+    });
+    expect(plan.verdict.summary).toMatch(/32 attention heads do not divide by tensor_parallel_size 3/);
+    expect(plan.verdict.summary).toContain("1, 2, 4, 8, 16, 32");
+  });
+
+  it("takes 16 on 32 heads: the 8 KV heads replicate, one per GPU", () => {
+    const plan = planServe(LLAMA, gpu("H100", 16), { tensorParallelSize: 16 });
+    expect(plan.verdict.kind).toBe("fits");
+    expect(plan.kvCache?.bytesPerToken).toBe(2 * 1 * 128 * 2 * 32);
+  });
+
+  it("holds for an architecture the plan cannot lay out too, read from its config", () => {
+    const config = { ...(LLAMA.config as object), architectures: ["MambaForCausalLM"] };
+    const plan = planServe({ config, weightsBytes: 3 * GIB }, gpu("L4", 4), { tensorParallelSize: 3 });
+    expect(plan.verdict.kind).toBe("refused");
+  });
+});
+
+describe("max_model_len within the model's own (_get_and_verify_max_len)", () => {
+  it("refuses 200000 on a 131072-position model, and names VLLM_ALLOW_LONG_MAX_MODEL_LEN", () => {
+    const plan = planServe(LLAMA, gpu("H200", 8), { maxModelLen: 200_000, tensorParallelSize: 8 });
+    expect(plan.verdict).toMatchObject({ kind: "refused", flags: ["--max-model-len", "131072"] });
+    expect(plan.verdict.summary).toMatch(/max_model_len 200000 is more than the model's 131072/);
+    expect(plan.verdict.summary).toContain("VLLM_ALLOW_LONG_MAX_MODEL_LEN=1");
+  });
+
+  it("honours VLLM_ALLOW_LONG_MAX_MODEL_LEN as vLLM reads it: a warning, not a refusal", () => {
+    const settings = { maxModelLen: 200_000, tensorParallelSize: 8 };
+    for (const value of ["1", "true", " TRUE "]) {
+      const plan = planServe(LLAMA, gpu("H200", 8), settings, { VLLM_ALLOW_LONG_MAX_MODEL_LEN: value });
+      expect(plan.verdict.kind).toBe("fits");
+      expect(plan.notes.join(" ")).toMatch(/VLLM_ALLOW_LONG_MAX_MODEL_LEN is set/);
+    }
+    const off = planServe(LLAMA, gpu("H200", 8), settings, { VLLM_ALLOW_LONG_MAX_MODEL_LEN: "0" });
+    expect(off.verdict.kind).toBe("refused");
+    expect(() =>
+      planServe(LLAMA, gpu("H200", 8), settings, { VLLM_ALLOW_LONG_MAX_MODEL_LEN: 1 as unknown as string }),
+    ).toThrow(expect.objectContaining({ field: "environment.VLLM_ALLOW_LONG_MAX_MODEL_LEN" }));
+  });
+});
+
+describe("--quantization against the checkpoint (ModelConfig._verify_quantization)", () => {
+  it.each([
+    ["awq on a bfloat16 checkpoint", LLAMA, "awq", /config\.json has no quantization_config/, []],
+    [
+      "gptq on an awq checkpoint",
+      AWQ,
+      "gptq",
+      /does not match the checkpoint's quantization_config \(awq\)/,
+      ["--quantization", "awq"],
+    ],
+  ])("refuses %s", (_, files, quantization, message, flags) => {
+    const plan = planServe(files, gpu("H100"), { quantization: quantization as "awq" });
+    expect(plan.verdict).toMatchObject({ kind: "refused", flags });
+    expect(plan.verdict.summary).toMatch(message);
+  });
+
+  it.each([
+    ["the checkpoint's own method", AWQ, "awq"],
+    ["a kernel that overrides it", AWQ, "awq_marlin"],
+    ["a method that quantizes while loading", LLAMA, "fp8"],
+  ])("takes %s", (_, files, quantization) => {
+    const plan = planServe(files, gpu("H100"), { quantization: quantization as "awq" });
+    expect(plan.verdict.kind).toBe("fits");
+  });
+
+  it("refuses a method vLLM does not know, with the list, as a bad setting", () => {
+    expect(() => planServe(LLAMA, gpu("H100"), { quantization: "bogus" as "awq" })).toThrow(
+      expect.objectContaining({
+        field: "quantization",
+        rule: expect.stringMatching(/^must be one of awq, /),
+      }),
+    );
+  });
+});
+
+describe("a dtype the GPU cannot run (CudaPlatform.check_if_supports_dtype)", () => {
+  it("refuses bfloat16 on a T4 (compute capability 7.5), naming float16", () => {
+    const plan = planServe(LLAMA, gpu("T4", 4), {
+      dtype: "bfloat16",
+      tensorParallelSize: 4,
+      maxModelLen: 4096,
+    });
+    expect(plan.verdict).toMatchObject({ kind: "refused", flags: ["--dtype", "float16"] });
+    expect(plan.verdict.summary).toMatch(/compute capability 8\.0 or more, and the T4 has 7\.5/);
+  });
+
+  it("with auto, says vLLM serves a bfloat16 checkpoint in float16 there, and plans it", () => {
+    const plan = planServe(LLAMA, gpu("T4", 4), { tensorParallelSize: 4, maxModelLen: 4096 });
+    expect(plan.verdict.kind).toBe("fits");
+    expect(plan.notes.join(" ")).toMatch(
+      /T4 \(compute capability 7\.5\) has no bfloat16: vLLM serves .* in float16/,
+    );
+  });
+
+  it("a model type vLLM will not run in float16 (Gemma 2): --dtype float16 refused; auto on a T4 serves float32", () => {
+    const gemma = {
+      ...LLAMA,
+      config: { ...(LLAMA.config as object), architectures: ["Gemma2ForCausalLM"], model_type: "gemma2" },
+    };
+    const half = planServe(gemma, gpu("L4"), { dtype: "float16", maxModelLen: 4096 });
+    expect(half.verdict).toMatchObject({ kind: "refused", flags: ["--dtype", "bfloat16"] });
+    expect(half.verdict.summary).toMatch(/gemma2 models do not run in float16/);
+    const settings = { tensorParallelSize: 4, maxModelLen: 4096 };
+    const onT4 = planServe(gemma, gpu("T4", 4), settings);
+    const onL4 = planServe(gemma, gpu("L4", 4), settings);
+    expect(onT4.notes.join(" ")).toMatch(/vLLM serves this bfloat16 checkpoint in float32/);
+    expect(onT4.weights.bytes).toBe(2 * onL4.weights.bytes);
+  });
+
+  it("takes bfloat16 on an L4 (8.9)", () => {
+    const plan = planServe(LLAMA, gpu("L4"), { dtype: "bfloat16", maxModelLen: 4096 });
+    expect(plan.verdict.kind).toBe("fits");
+  });
+});
+
+describe("--block-size, an engine option the KV cache's pages follow", () => {
+  it("128-token pages: the tokens are whole pages of 128, and the page is 8 times the default's", () => {
+    const base = planServe(LLAMA, gpu("H100"), { maxModelLen: 8192 });
+    const large = planServe(LLAMA, gpu("H100"), { maxModelLen: 8192, blockSize: 128 });
+    expect(large.resolved.blockSize).toBe(128);
+    expect(base.resolved.blockSize).toBe(16);
+    const [group] = large.kvCache?.groups ?? [];
+    expect(group?.spec.blockSize).toBe(128);
+    expect(group?.spec.pageBytes).toBe(8 * (base.kvCache?.groups[0]?.spec.pageBytes ?? 0));
+    expect((large.kvCache?.tokens ?? 1) % 128).toBe(0);
+    expect(large.kvCache?.numBlocks).toBe(Math.floor((base.kvCache?.numBlocks ?? 0) / 8));
+    expect(large.kvCache?.maxConcurrency).toBe((large.kvCache?.numBlocks ?? 0) / (8192 / 128));
+  });
+});
+
+describe("a suggestion uses the GPUs given", () => {
+  it("two T4s: tensor parallelism over both with a shorter context, before asking for more GPUs", () => {
+    const plan = planServe(LLAMA, gpu("T4", 2));
+    expect(plan.verdict).toMatchObject({ kind: "needs-tensor-parallel", tensorParallelSize: 2 });
+    expect(plan.verdict.flags.slice(0, 3)).toEqual(["--tensor-parallel-size", "2", "--max-model-len"]);
+    expect(plan.verdict.summary).toMatch(
+      /^fits on the 2 GPUs given with tensor_parallel_size 2 and max_model_len <= \d+/,
+    );
+    const len = plan.verdict.kind === "needs-tensor-parallel" ? (plan.verdict.maxModelLen ?? 0) : 0;
+    const followed = planServe(LLAMA, gpu("T4", 2), { tensorParallelSize: 2, maxModelLen: len });
+    expect(followed.verdict.kind).toBe("fits");
+  });
+
+  it("one T4: needs more GPUs, and says how many", () => {
+    const plan = planServe(LLAMA, gpu("T4", 1));
+    expect(plan.verdict.kind).toBe("needs-tensor-parallel");
+    expect(plan.verdict.summary).toMatch(/GPUs; 1 given\)/);
+  });
+});
+
+describe("one verdict path for an architecture the plan cannot lay out", () => {
+  it("weights too large for one GPU: the tensor-parallel size that holds them, as for any model", () => {
+    const config = { ...(LLAMA.config as object), architectures: ["MambaForCausalLM"] };
+    const plan = planServe({ config, weightsBytes: 30 * GIB }, gpu("L4", 2));
+    expect(plan.verdict).toMatchObject({
+      kind: "needs-tensor-parallel",
+      tensorParallelSize: 2,
+      flags: ["--tensor-parallel-size", "2"],
+    });
+    expect(plan.verdict.summary).toMatch(/whether the KV cache then holds a request is unknown/);
+    expect(plan.cannotGive.join(" ")).toContain("LlamaForCausalLM");
+  });
+});
