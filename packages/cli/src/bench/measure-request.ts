@@ -7,6 +7,7 @@ import {
   StudioTimeoutError,
 } from "@finetune-studio/client";
 import type { BenchRequestRecord } from "@finetune-studio/serve-kit";
+import { errorText } from "../shared/messages.js";
 
 /**
  * Sends one streamed chat request and times it as vLLM's benchmark client does
@@ -79,7 +80,7 @@ export const MAX_REASON_LENGTH = 300;
  * echoed written as [redacted], cut to MAX_REASON_LENGTH characters.
  */
 export function failureReason(error: unknown, secrets: readonly string[]): string {
-  let text = error instanceof Error ? error.message : String(error);
+  let text = errorText(error);
   for (const secret of secrets) if (secret !== "") text = text.replaceAll(secret, "[redacted]");
   text = text
     .replace(/(authorization["']?\s*[:=]\s*["']?)(?:(?:bearer|basic|token)\s+)?[^\s"',;]+/gi, "$1[redacted]")

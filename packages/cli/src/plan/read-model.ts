@@ -9,6 +9,7 @@ import {
   ServeConfigError,
   type ServePlan,
 } from "@finetune-studio/serve-kit";
+import { errorText } from "../shared/messages.js";
 import { HubError, looksLikeHubRepo, readHubModel } from "./hub-reader.js";
 import { hubToken } from "./hub-token.js";
 import { readLocalModel } from "./local-reader.js";
@@ -83,7 +84,7 @@ async function readLocalPath(model: string): Promise<PlanModel> {
   try {
     return await readLocalModel(path);
   } catch (error) {
-    throw new ModelReadError(error instanceof Error ? error.message : String(error));
+    throw new ModelReadError(errorText(error));
   }
 }
 
