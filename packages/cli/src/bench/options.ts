@@ -19,7 +19,7 @@ export const CONCURRENCY_FLAG = countFlag("concurrency", {
   min: 1,
   max: 100_000,
   fallback: 1,
-  help: "keep N requests open at once; with --rate, at most N open at once\n(arrivals wait for a slot)",
+  help: "keep N requests open at once; with --rate, the most open at once,\narrivals waiting for a slot",
 });
 export const RATE_FLAG = ruleFlag(
   "rate",
