@@ -2,6 +2,9 @@ import { describe, expect, it } from "vitest";
 import { ServeConfigError } from "../errors.js";
 import { DEFAULT_DASHBOARD_UID, grafanaDashboard } from "./grafana-dashboard.js";
 
+// biome-ignore lint/suspicious/noTemplateCurlyInString: Grafana's variable syntax, not a template literal
+const ON_VARIABLE = { type: "prometheus", uid: "${datasource}" };
+
 interface Target {
   expr: string;
   refId: string;
@@ -48,7 +51,7 @@ describe("grafanaDashboard", () => {
     expect(variables[0]?.query).toBe("prometheus");
     expect(variables[1]).toMatchObject({
       query: 'label_values(up{job="vllm"}, instance)',
-      datasource: { type: "prometheus", uid: "${datasource}" },
+      datasource: ON_VARIABLE,
       multi: true,
       includeAll: true,
     });
@@ -80,10 +83,10 @@ describe("grafanaDashboard", () => {
 
   it("reads the data-source variable in every panel and every query", () => {
     for (const panel of queryPanels({ slo: "ttft=500ms" })) {
-      expect(panel.datasource, panel.title).toEqual({ type: "prometheus", uid: "${datasource}" });
+      expect(panel.datasource, panel.title).toEqual(ON_VARIABLE);
       expect(panel.targets?.length, panel.title).toBeGreaterThan(0);
       for (const target of panel.targets ?? []) {
-        expect(target.datasource, target.expr).toEqual({ type: "prometheus", uid: "${datasource}" });
+        expect(target.datasource, target.expr).toEqual(ON_VARIABLE);
       }
     }
   });

@@ -13,8 +13,8 @@ import { PanelBuilder as TablePanelBuilder } from "@grafana/grafana-foundation-s
 import { PanelBuilder as TimeseriesPanelBuilder } from "@grafana/grafana-foundation-sdk/timeseries";
 import type { BenchSlo } from "../bench/metrics.js";
 import { HAPROXY_BACKEND } from "../haproxy-config.js";
-import { checkKnownKeys, checkObject, checkString, refuse } from "../internal/validate.js";
 import { hasControlCharacter } from "../internal/text.js";
+import { checkKnownKeys, checkObject, checkString, refuse } from "../internal/validate.js";
 import { checkJobName } from "./prometheus-config.js";
 import { eitherName, matchers } from "./promql.js";
 import { checkObjective, sloSeries, sloTargets } from "./slo-rules.js";
@@ -44,6 +44,7 @@ const DEFAULT_TITLE = "vLLM (studio-serve)";
 const UID = /^[A-Za-z0-9_-]{1,40}$/;
 
 /** Every panel and query reads the data source the user picks in the `datasource` variable. */
+// biome-ignore lint/suspicious/noTemplateCurlyInString: Grafana's variable syntax, not a template literal
 const DATASOURCE = { type: "prometheus", uid: "${datasource}" };
 /** Grafana's rate window: at least four scrapes, so a rate always has two samples. */
 const WINDOW = "[$__rate_interval]";

@@ -1,6 +1,6 @@
 import { stringify } from "yaml";
-import { checkKnownKeys, checkObject, refuse } from "../internal/validate.js";
 import type { BenchSlo } from "../bench/metrics.js";
+import { checkKnownKeys, checkObject, refuse } from "../internal/validate.js";
 import { checkJobName } from "./prometheus-config.js";
 import { sloHeader, sloRuleGroups } from "./slo-rules.js";
 import { VLLM_ERROR_FINISH_REASONS, VLLM_METRICS } from "./vllm-metric-names.js";
