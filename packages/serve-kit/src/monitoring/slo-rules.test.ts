@@ -79,7 +79,7 @@ describe("sloRules options", () => {
   });
 });
 
-describe("the SLO rules in Debian's promtool", () => {
+describe("the SLO rules in Debian's promtool", { timeout: 60_000 }, () => {
   it("pass promtool check rules, alone and added to the alerting rules", async () => {
     const slo = "ttft=500ms,tpot=50ms,e2el=10s";
     const perWindow = 3 * 2 + 2;
@@ -148,9 +148,9 @@ function ruleTests(expected: typeof EXPECTED): string {
       return [
         ...Object.entries(buckets).map(([le, perMinute]) => ({
           series: `${name}_bucket{${labels},le="${le}"}`,
-          values: `0+${perMinute}x420`,
+          values: `0+${perMinute}x60`,
         })),
-        { series: `${name}_count{${labels}}`, values: `0+${count}x420` },
+        { series: `${name}_count{${labels}}`, values: `0+${count}x60` },
       ];
     }),
   );
@@ -182,13 +182,15 @@ function ruleTests(expected: typeof EXPECTED): string {
       {
         interval: "1m",
         input_series,
-        promql_expr_test: (["5m", "6h"] as const).flatMap((window) =>
+        // Windows the hour of series fills: promtool 2.42 compares exactly, and a rate over a partly filled
+        // window extrapolates with float noise.
+        promql_expr_test: (["5m", "30m"] as const).flatMap((window) =>
           (["a", "b", "fleet"] as const).map((level) => ({
             expr:
               level === "fleet"
                 ? sloSeries.fleetAttainment(window)
                 : `${sloSeries.instanceAttainment(window)}{instance="${level}:8000"}`,
-            eval_time: "7h",
+            eval_time: "59m",
             exp_samples: samples(level, window),
           })),
         ),
