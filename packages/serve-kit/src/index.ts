@@ -34,6 +34,12 @@ export {
 export { checkListenAddress } from "./listen-address.js";
 export { MAX_LORA_RANKS, type MaxLoraRank, maxLoraRankFor } from "./max-lora-rank.js";
 export {
+  DEFAULT_DASHBOARD_UID,
+  type GrafanaDashboard,
+  type GrafanaDashboardOptions,
+  grafanaDashboard,
+} from "./monitoring/grafana-dashboard.js";
+export {
   DEFAULT_PROMETHEUS_RULES_FILE,
   type PrometheusConfigOptions,
   prometheusConfig,
@@ -44,7 +50,19 @@ export {
   type PrometheusThresholds,
   prometheusRules,
 } from "./monitoring/prometheus-rules.js";
-export { VLLM_METRICS } from "./monitoring/vllm-metric-names.js";
+export {
+  DEFAULT_SLO_OBJECTIVE,
+  SLO_BURN_RATE_ALERTS,
+  SLO_WINDOWS,
+  type SloName,
+  type SloRulesOptions,
+  type SloTarget,
+  type SloWindow,
+  sloRules,
+  sloSeries,
+  sloTargets,
+} from "./monitoring/slo-rules.js";
+export { VLLM_BUCKETS, VLLM_METRICS } from "./monitoring/vllm-metric-names.js";
 export {
   type LatencyPercentiles,
   MAX_MODELS_SUMMARISED,
