@@ -5,12 +5,14 @@ import {
   buildServeCommand,
   buildStackCommands,
   buildStackValues,
+  DEFAULT_DASHBOARD_UID,
   defaultMaxConnections,
   findGpuModel,
   haproxyConfig,
   nginxConfig,
   planServe,
   serveConfigFromRecommendations,
+  sloTargets,
   VLLM_PLAN_COMMIT,
 } from "./index.js";
 
@@ -181,5 +183,14 @@ describe("README: will it fit?", () => {
   it("names every published log's source and the vLLM commit the rules follow", () => {
     for (const log of logs) expect(readme).toContain(sourceLink(log.source));
     expect(readme).toContain(`vLLM commit \`${VLLM_PLAN_COMMIT.slice(0, 12)}\``);
+  });
+
+  it("states the SLO rules' bucket choice and the dashboard's uid as the builders have them", () => {
+    const [ttft] = sloTargets("ttft=300ms");
+    expect(ttft?.countedUpToSeconds).toBe(0.25);
+    expect(readme).toContain("`ttft=300ms` counts up to 250 ms");
+    expect(sloTargets("ttft=500ms")[0]?.countedUpToSeconds).toBe(0.5);
+    expect(readme).toContain("`ttft=500ms` is a bound");
+    expect(readme).toContain(`(\`${DEFAULT_DASHBOARD_UID}\` unless given)`);
   });
 });
