@@ -163,7 +163,7 @@ function ruleTests(expected: typeof EXPECTED): string {
       value: expected[level][slo],
     }));
   const burning = (
-    slo: "ttft" | "tpot",
+    slo: "ttft" | "tpot" | "e2el",
     value: string,
     severity: string,
     summary: string,
