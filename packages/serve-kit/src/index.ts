@@ -36,6 +36,12 @@ export {
 export { type NginxConfigOptions, nginxConfig } from "./front-door/nginx-config.js";
 export { MAX_LORA_RANKS, type MaxLoraRank, maxLoraRankFor } from "./max-lora-rank.js";
 export {
+  DEFAULT_DASHBOARD_UID,
+  type GrafanaDashboard,
+  type GrafanaDashboardOptions,
+  grafanaDashboard,
+} from "./monitoring/grafana-dashboard.js";
+export {
   DEFAULT_PROMETHEUS_RULES_FILE,
   type PrometheusConfigOptions,
   prometheusConfig,
@@ -46,7 +52,19 @@ export {
   type PrometheusThresholds,
   prometheusRules,
 } from "./monitoring/prometheus-rules.js";
-export { VLLM_METRICS } from "./monitoring/vllm-metric-names.js";
+export {
+  DEFAULT_SLO_OBJECTIVE,
+  SLO_BURN_RATE_ALERTS,
+  SLO_WINDOWS,
+  type SloName,
+  type SloRulesOptions,
+  type SloTarget,
+  type SloWindow,
+  sloRules,
+  sloSeries,
+  sloTargets,
+} from "./monitoring/slo-rules.js";
+export { VLLM_BUCKETS, VLLM_METRICS } from "./monitoring/vllm-metric-names.js";
 export {
   type LatencyPercentiles,
   MAX_MODELS_SUMMARISED,
