@@ -159,7 +159,8 @@ Secrets (values never go in argv or in the values):
 Adapters and routing:
   --adapter-loading static|runtime  static (default): --lora-modules on every engine; runtime: the
                             chart's LoRA controller loads LoraAdapter resources (needs a key)
-  --routing roundrobin|session|prefixaware  (default roundrobin)   --session-key HEADER
+  --routing least-busy|session|prefix  (default least-busy, as launch; the router rotates: roundrobin)
+  --session-header NAME  (with session routing; default x-session-id)
 
 Output:
   --out DIR                 write DIR/values.yaml (or DIR/adapters.yaml) and print the commands;
