@@ -126,6 +126,7 @@ export type {
   ServeOptions,
 } from "./serve-options.js";
 export { LORA_ADAPTER_API_VERSION, VLLM_STACK_CHART } from "./stack/chart.js";
+export { buildStackDashboard, type DashboardConfigMap } from "./stack/dashboard-config-map.js";
 export { buildLoraAdapterResource, buildLoraAdapterResources } from "./stack/lora-adapter-resource.js";
 export {
   buildStackCommands,

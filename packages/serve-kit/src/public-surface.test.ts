@@ -48,6 +48,7 @@ describe("the public surface", () => {
       "buildLoraAdapterResources",
       "buildServeCommand",
       "buildStackCommands",
+      "buildStackDashboard",
       "buildStackValues",
       "capacityFromSweep",
       "computeBenchMetrics",
