@@ -32,6 +32,8 @@ export const VLLM_METRICS = {
   prefixCacheQueries: ["vllm:prefix_cache_queries_total", "vllm:gpu_prefix_cache_queries_total"],
   /** Counter: prefix-cache hits, in tokens. */
   prefixCacheHits: ["vllm:prefix_cache_hits_total", "vllm:gpu_prefix_cache_hits_total"],
+  /** Gauge 0..1: the V0 engine's prefix-cache hit rate since it started (before the counters above). */
+  prefixCacheHitRateV0: ["vllm:gpu_prefix_cache_hit_rate"],
   /**
    * Gauge whose value is the time it was set, labelled max_lora, running_lora_adapters and
    * waiting_lora_adapters (comma-separated names). Every label combination ever seen stays on the page,
