@@ -135,6 +135,33 @@ describe("studio-serve stack values", () => {
   });
 });
 
+describe("studio-serve stack values --routing, in launch's words", () => {
+  it.each([
+    [[], { enableRouter: true, routingLogic: "roundrobin" }],
+    [["--routing", "session"], { enableRouter: true, routingLogic: "session", sessionKey: "x-session-id" }],
+    [
+      ["--routing", "session", "--session-header", "x-user-id"],
+      { enableRouter: true, routingLogic: "session", sessionKey: "x-user-id" },
+    ],
+    [["--routing", "prefix"], { enableRouter: true, routingLogic: "prefixaware" }],
+  ])("%j sets the router to %j", async (flags, routerSpec) => {
+    const { code, stdout } = await runCapture(["stack", "values", "full", base, ...flags]);
+    expect(code).toBe(0);
+    expect(parse(stdout).routerSpec).toEqual(routerSpec);
+  });
+
+  it("refuses the router's own words and a header without session routing, naming the flag", async () => {
+    const chart = await runCapture(["stack", "values", "full", base, "--routing", "roundrobin"]);
+    expect(chart.code).toBe(2);
+    expect(chart.stderr).toMatch(
+      /--routing: must be one of least-busy, session, prefix \(given "roundrobin"\)/,
+    );
+    const header = await runCapture(["stack", "values", "full", base, "--session-header", "x-user-id"]);
+    expect(header.code).toBe(2);
+    expect(header.stderr).toMatch(/--session-header: applies to routing 'session' only/);
+  });
+});
+
 describe("studio-serve stack adapters", () => {
   const runtime = [...runtimeWithoutToken, "--hf-token-secret", "hf-token"];
   const options: StackOptions = {

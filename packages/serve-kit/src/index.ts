@@ -36,6 +36,12 @@ export {
 export { type NginxConfigOptions, nginxConfig } from "./front-door/nginx-config.js";
 export { MAX_LORA_RANKS, type MaxLoraRank, maxLoraRankFor } from "./max-lora-rank.js";
 export {
+  DEFAULT_DASHBOARD_UID,
+  type GrafanaDashboard,
+  type GrafanaDashboardOptions,
+  grafanaDashboard,
+} from "./monitoring/grafana-dashboard.js";
+export {
   DEFAULT_PROMETHEUS_RULES_FILE,
   type PrometheusConfigOptions,
   prometheusConfig,
@@ -46,9 +52,22 @@ export {
   type PrometheusThresholds,
   prometheusRules,
 } from "./monitoring/prometheus-rules.js";
-export { VLLM_METRICS } from "./monitoring/vllm-metric-names.js";
+export {
+  DEFAULT_SLO_OBJECTIVE,
+  SLO_BURN_RATE_ALERTS,
+  SLO_WINDOWS,
+  type SloName,
+  type SloRulesOptions,
+  type SloTarget,
+  type SloWindow,
+  sloRules,
+  sloSeries,
+  sloTargets,
+} from "./monitoring/slo-rules.js";
+export { VLLM_BUCKETS, VLLM_METRICS } from "./monitoring/vllm-metric-names.js";
 export {
   type LatencyPercentiles,
+  type PrefixCacheHitRate,
   MAX_MODELS_SUMMARISED,
   type MetricsScrape,
   type ReadableVllmMetrics,
@@ -108,6 +127,7 @@ export type {
   ServeOptions,
 } from "./serve-options.js";
 export { LORA_ADAPTER_API_VERSION, VLLM_STACK_CHART } from "./stack/chart.js";
+export { buildStackDashboard, type DashboardConfigMap } from "./stack/dashboard-config-map.js";
 export { buildLoraAdapterResource, buildLoraAdapterResources } from "./stack/lora-adapter-resource.js";
 export {
   buildStackCommands,

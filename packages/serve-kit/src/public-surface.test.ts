@@ -18,9 +18,11 @@ function sourceFiles(dir: string): string[] {
 describe("the public surface", () => {
   it("exports exactly the documented runtime names", () => {
     expect(Object.keys(api).sort()).toEqual([
+      "DEFAULT_DASHBOARD_UID",
       "DEFAULT_HF_CACHE_VOLUME",
       "DEFAULT_PROMETHEUS_RULES_FILE",
       "DEFAULT_SESSION_HEADER",
+      "DEFAULT_SLO_OBJECTIVE",
       "DEFAULT_VLLM_IMAGE",
       "ENGINE_OPTIONS",
       "ENGINE_OPTION_LIST",
@@ -32,7 +34,10 @@ describe("the public surface", () => {
       "MAX_MODELS_SUMMARISED",
       "PROMETHEUS_ALERTS",
       "ROUTING_POLICIES",
+      "SLO_BURN_RATE_ALERTS",
+      "SLO_WINDOWS",
       "ServeConfigError",
+      "VLLM_BUCKETS",
       "VLLM_DTYPES",
       "VLLM_METRICS",
       "VLLM_PLAN_COMMIT",
@@ -43,11 +48,13 @@ describe("the public surface", () => {
       "buildLoraAdapterResources",
       "buildServeCommand",
       "buildStackCommands",
+      "buildStackDashboard",
       "buildStackValues",
       "capacityFromSweep",
       "computeBenchMetrics",
       "conversationWorkload",
       "findGpuModel",
+      "grafanaDashboard",
       "haproxyConfig",
       "latencyChartSvg",
       "maxLoraRankFor",
@@ -58,6 +65,9 @@ describe("the public surface", () => {
       "prometheusConfig",
       "prometheusRules",
       "serveConfigFromRecommendations",
+      "sloRules",
+      "sloSeries",
+      "sloTargets",
       "summarizeVllmMetrics",
       "timePerOutputToken",
       "turnMessages",
@@ -89,9 +99,13 @@ describe("the public surface", () => {
 });
 
 describe("the package manifest", () => {
-  it("depends at run time on the types and yaml only: the client and the CLI are not installed with it", () => {
+  it("depends at run time on the types, yaml and Grafana's SDK only: the client and the CLI are not installed with it", () => {
     const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
-    expect(Object.keys(manifest.dependencies ?? {})).toEqual(["@finetune-studio/types", "yaml"]);
+    expect(Object.keys(manifest.dependencies ?? {})).toEqual([
+      "@finetune-studio/types",
+      "@grafana/grafana-foundation-sdk",
+      "yaml",
+    ]);
     expect(manifest.bin).toBeUndefined();
   });
 

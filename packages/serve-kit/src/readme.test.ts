@@ -6,11 +6,13 @@ import {
   buildStackCommands,
   buildStackValues,
   computeBenchMetrics,
+  DEFAULT_DASHBOARD_UID,
   haproxyConfig,
   nginxConfig,
   parseSlo,
   planServe,
   serveConfigFromRecommendations,
+  sloTargets,
   VLLM_PLAN_COMMIT,
 } from "./index.js";
 import { fixtureModel, gpuNamed, PLANNED_LOGS, PUBLISHED_LOGS } from "./test/plan-fixtures.js";
@@ -177,5 +179,14 @@ describe("README: will it fit?", () => {
   it("names every published log's source and the vLLM commit the rules follow", () => {
     for (const log of PUBLISHED_LOGS) expect(readme).toContain(sourceLink(log.source));
     expect(readme).toContain(`vLLM commit \`${VLLM_PLAN_COMMIT.slice(0, 12)}\``);
+  });
+
+  it("states the SLO rules' bucket choice and the dashboard's uid as the builders have them", () => {
+    const [ttft] = sloTargets("ttft=300ms");
+    expect(ttft?.countedUpToSeconds).toBe(0.25);
+    expect(readme).toContain("`ttft=300ms` counts up to 250 ms");
+    expect(sloTargets("ttft=500ms")[0]?.countedUpToSeconds).toBe(0.5);
+    expect(readme).toContain("`ttft=500ms` is a bound");
+    expect(readme).toContain(`(\`${DEFAULT_DASHBOARD_UID}\` unless given)`);
   });
 });

@@ -18,6 +18,7 @@ export {
   pyFloat,
   VLLM_FINISH_REASONS,
   VLLM_REQUEST_LATENCY_BUCKETS,
+  VLLM_TPOT_BUCKETS,
   VLLM_TTFT_BUCKETS,
   type VllmFinishReason,
   VllmMetricsPage,

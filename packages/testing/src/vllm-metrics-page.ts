@@ -15,6 +15,11 @@ export const VLLM_REQUEST_LATENCY_BUCKETS = [
   960.0, 1920.0, 7680.0,
 ] as const;
 
+/** vLLM's bucket bounds for time per output token, in seconds. */
+export const VLLM_TPOT_BUCKETS = [
+  0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0, 40.0, 80.0,
+] as const;
+
 /** The finish reasons vLLM initialises request_success_total with. */
 export const VLLM_FINISH_REASONS = ["stop", "length", "abort", "error", "repetition"] as const;
 export type VllmFinishReason = (typeof VLLM_FINISH_REASONS)[number];
@@ -26,7 +31,11 @@ export interface VllmMetricsPageOptions {
   engines?: number;
   /** Present vllm:lora_requests_info with this max_lora, as a server started with --enable-lora does. */
   maxLoras?: number;
-  /** Write the KV-cache gauge only under its old name, vllm:gpu_cache_usage_perc, as vLLM before 0.9 did. */
+  /**
+   * Write the metrics vLLM later renamed under their old names only, as servers before 0.9 did:
+   * vllm:gpu_cache_usage_perc, vllm:gpu_prefix_cache_{queries,hits}_total and the per-token
+   * vllm:time_per_output_token_seconds (newer servers write vllm:request_time_per_output_token_seconds).
+   */
   deprecatedNames?: boolean;
 }
 
@@ -37,6 +46,11 @@ export interface FinishedRequest {
   generationTokens: number;
   timeToFirstTokenSeconds: number;
   e2eLatencySeconds: number;
+  /** The request's time per output token; observed when given. */
+  timePerOutputTokenSeconds?: number;
+  /** Prompt tokens looked up in the prefix cache, and how many of them were found. */
+  prefixCacheQueries?: number;
+  prefixCacheHits?: number;
   finishedReason?: VllmFinishReason;
 }
 
@@ -53,9 +67,12 @@ interface EngineState {
   promptTokens: number;
   generationTokens: number;
   preemptions: number;
+  prefixCacheQueries: number;
+  prefixCacheHits: number;
   finished: Record<VllmFinishReason, number>;
   ttft: Histogram;
   e2e: Histogram;
+  tpot: Histogram;
 }
 
 /** The state of a stand-in vLLM's metrics; `render()` writes the page. */
@@ -95,6 +112,11 @@ export class VllmMetricsPage {
     state.finished[request.finishedReason ?? "stop"] += 1;
     observe(state.ttft, VLLM_TTFT_BUCKETS, request.timeToFirstTokenSeconds);
     observe(state.e2e, VLLM_REQUEST_LATENCY_BUCKETS, request.e2eLatencySeconds);
+    if (request.timePerOutputTokenSeconds !== undefined) {
+      observe(state.tpot, VLLM_TPOT_BUCKETS, request.timePerOutputTokenSeconds);
+    }
+    state.prefixCacheQueries += request.prefixCacheQueries ?? 0;
+    state.prefixCacheHits += request.prefixCacheHits ?? 0;
   }
 
   preempt(count = 1, model?: string, engine = 0): void {
@@ -187,6 +209,19 @@ export class VllmMetricsPage {
       "Cumulative number of preemption from the engine.",
       each((s) => s.preemptions),
     );
+    const prefix = this.options.deprecatedNames ? "vllm:gpu_prefix_cache" : "vllm:prefix_cache";
+    family(
+      `${prefix}_queries_total`,
+      "counter",
+      "Prefix cache queries, in terms of number of queried tokens.",
+      each((s) => s.prefixCacheQueries),
+    );
+    family(
+      `${prefix}_hits_total`,
+      "counter",
+      "Prefix cache hits, in terms of number of cached tokens.",
+      each((s) => s.prefixCacheHits),
+    );
     family(
       "vllm:prompt_tokens_total",
       "counter",
@@ -222,6 +257,14 @@ export class VllmMetricsPage {
       VLLM_REQUEST_LATENCY_BUCKETS,
       (s) => s.e2e,
     );
+    histogram(
+      this.options.deprecatedNames
+        ? "vllm:time_per_output_token_seconds"
+        : "vllm:request_time_per_output_token_seconds",
+      "Histogram of time per output token in seconds.",
+      VLLM_TPOT_BUCKETS,
+      (s) => s.tpot,
+    );
     return `${out.join("\n")}\n`;
   }
 
@@ -253,9 +296,12 @@ function emptyEngine(): EngineState {
     promptTokens: 0,
     generationTokens: 0,
     preemptions: 0,
+    prefixCacheQueries: 0,
+    prefixCacheHits: 0,
     finished: { stop: 0, length: 0, abort: 0, error: 0, repetition: 0 },
     ttft: histogram(VLLM_TTFT_BUCKETS),
     e2e: histogram(VLLM_REQUEST_LATENCY_BUCKETS),
+    tpot: histogram(VLLM_TPOT_BUCKETS),
   };
 }
 

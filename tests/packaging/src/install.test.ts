@@ -35,6 +35,8 @@ const expectedExports = {
     "buildDockerCommand",
     "nginxConfig",
     "serveConfigFromRecommendations",
+    "grafanaDashboard",
+    "sloRules",
   ],
 };
 
@@ -83,8 +85,12 @@ describe("installed from the packed tarballs with npm", () => {
     const manifest = JSON.parse(
       node(["-p", 'JSON.stringify(require("@finetune-studio/serve-kit/package.json"))']),
     );
-    // yaml writes the Prometheus files.
-    expect(Object.keys(manifest.dependencies ?? {})).toEqual(["@finetune-studio/types", "yaml"]);
+    // yaml writes the Prometheus files; Grafana's foundation SDK builds the dashboard.
+    expect(Object.keys(manifest.dependencies ?? {})).toEqual([
+      "@finetune-studio/types",
+      "@grafana/grafana-foundation-sdk",
+      "yaml",
+    ]);
     expect(manifest.bin).toBeUndefined();
   });
 
@@ -96,6 +102,18 @@ describe("installed from the packed tarballs with npm", () => {
     ]);
     expect(config).toContain("  - job_name: vllm\n");
     expect(config).toContain("          - 127.0.0.1:8001\n");
+  });
+
+  it("builds a Grafana dashboard through the installed serve-kit and Grafana's SDK (CommonJS, imported from ESM)", () => {
+    const dashboard = JSON.parse(
+      node([
+        "--input-type=module",
+        "-e",
+        'import { grafanaDashboard } from "@finetune-studio/serve-kit"; console.log(JSON.stringify(grafanaDashboard()))',
+      ]),
+    );
+    expect(dashboard.uid).toBe("studio-serve-vllm");
+    expect(dashboard.panels.length).toBeGreaterThan(10);
   });
 
   it("builds a serve command through the installed serve-kit", () => {

@@ -105,11 +105,16 @@ export const ROUTING_FLAGS: readonly Flag[] = [
   ),
   text(
     "routing",
-    "roundrobin|session|prefixaware",
-    "routingLogic",
-    "how the router picks an engine (default roundrobin)",
+    "least-busy|session|prefix",
+    "routing",
+    "how the router picks an engine (default least-busy, as launch; the router\nrotates: roundrobin)",
   ),
-  text("session-key", "HEADER", "sessionKey", "with --routing session: the header that names a session"),
+  text(
+    "session-header",
+    "NAME",
+    "sessionHeader",
+    "with session routing: the header that names a session\n(default x-session-id)",
+  ),
 ];
 export const STACK_OUT_FLAG = describedAs(
   OUT_FLAG,
@@ -194,8 +199,8 @@ export function parseStackArgs(what: string, args: readonly string[]): ParsedSta
       : { hfTokenSecret: secretReference(hfSecret, "HF_TOKEN", "--hf-token-secret", helpFor) }),
     ...defined("storage", storage(values, helpFor)),
     ...defined("adapterLoading", given("adapter-loading")),
-    ...defined("routingLogic", given("routing")),
-    ...defined("sessionKey", given("session-key")),
+    ...defined("routing", given("routing")),
+    ...defined("sessionHeader", given("session-header")),
     ...defined("runtimeClassName", given("runtime-class")),
     ...defined("startupTimeoutSeconds", numberOrRaw(given("startup-timeout"))),
   };

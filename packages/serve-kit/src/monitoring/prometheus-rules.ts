@@ -1,6 +1,8 @@
 import { stringify } from "yaml";
+import type { BenchSlo } from "../bench/metrics.js";
 import { checkKnownKeys, checkObject, refuse } from "../internal/validate.js";
 import { checkJobName } from "./prometheus-config.js";
+import { sloHeader, sloRuleGroups } from "./slo-rules.js";
 import { VLLM_ERROR_FINISH_REASONS, VLLM_METRICS } from "./vllm-metric-names.js";
 
 /** When the alerts fire. Every field is optional; each has a default and bounds. */
@@ -23,6 +25,10 @@ export interface PrometheusRulesOptions {
   thresholds?: PrometheusThresholds;
   /** The scrape job the rules watch, as in `prometheusConfig`. Default `vllm`. */
   jobName?: string;
+  /** Adds the SLO recording rules and burn-rate alerts of `sloRules` for these targets (`ttft=500ms,...`). */
+  slo?: string | BenchSlo;
+  /** The SLO's objective, as in `sloRules`. Default 0.99; only with `slo`. */
+  objective?: number;
 }
 
 interface Bound {
@@ -96,7 +102,23 @@ function percent(share: number): number {
  */
 export function prometheusRules(options: PrometheusRulesOptions = {}): string {
   const input = checkObject(options, "options");
-  checkKnownKeys(input, ["thresholds", "jobName"], "the Prometheus rules");
+  checkKnownKeys(input, ["thresholds", "jobName", "slo", "objective"], "the Prometheus rules");
+  if (input.objective !== undefined && input.slo === undefined) {
+    refuse(
+      "objective",
+      "needs slo: the objective is the share of requests within the SLO's targets",
+      input.objective,
+    );
+  }
+  const slo =
+    input.slo === undefined
+      ? undefined
+      : {
+          slo: input.slo as string | BenchSlo,
+          objective: input.objective as number | undefined,
+          jobName: input.jobName as string | undefined,
+        };
+  const sloGroups = slo === undefined ? [] : sloRuleGroups(slo);
   const t = resolveThresholds(input.thresholds);
   const job = `job="${checkJobName(input.jobName)}"`;
   const by = "sum by (job, instance)";
@@ -163,6 +185,7 @@ export function prometheusRules(options: PrometheusRulesOptions = {}): string {
     `# Thresholds: ${Object.entries(t)
       .map(([name, value]) => `${name}=${value}`)
       .join(", ")}`,
-    stringify({ groups: [{ name: "studio-serve-vllm", rules }] }, { lineWidth: 0 }),
+    ...(slo === undefined ? [] : [sloHeader(slo)]),
+    stringify({ groups: [{ name: "studio-serve-vllm", rules }, ...sloGroups] }, { lineWidth: 0 }),
   ].join("\n");
 }

@@ -23,6 +23,18 @@ export const VLLM_METRICS = {
   /** Histogram (seconds): end-to-end request latency. */
   e2eLatency: ["vllm:e2e_request_latency_seconds"],
   /**
+   * Histogram (seconds): time per output token. vLLM 0.11 added the per-request one (each request's mean,
+   * what `bench` measures as TPOT); older servers only have time_per_output_token_seconds, one sample per
+   * token interval.
+   */
+  timePerOutputToken: ["vllm:request_time_per_output_token_seconds", "vllm:time_per_output_token_seconds"],
+  /** Counter: prefix-cache lookups, in tokens. vLLM 0.10 dropped the `gpu_` of 0.8's name. */
+  prefixCacheQueries: ["vllm:prefix_cache_queries_total", "vllm:gpu_prefix_cache_queries_total"],
+  /** Counter: prefix-cache hits, in tokens. */
+  prefixCacheHits: ["vllm:prefix_cache_hits_total", "vllm:gpu_prefix_cache_hits_total"],
+  /** Gauge 0..1: the V0 engine's prefix-cache hit rate since it started (before the counters above). */
+  prefixCacheHitRateV0: ["vllm:gpu_prefix_cache_hit_rate"],
+  /**
    * Gauge whose value is the time it was set, labelled max_lora, running_lora_adapters and
    * waiting_lora_adapters (comma-separated names). Every label combination ever seen stays on the page,
    * so the newest (highest value) is the current one. Present only when LoRA is enabled.
@@ -35,3 +47,21 @@ export const VLLM_METRICS = {
  * to the client as a 500) and `abort` (the client went away, often after its own timeout).
  */
 export const VLLM_ERROR_FINISH_REASONS = ["error", "abort"] as const;
+
+/**
+ * vLLM's histogram bucket bounds in seconds (vllm/v1/metrics/loggers.py, v0.10/v0.11 line). The SLO rules
+ * count a request within a target from the largest of these bounds at or below it.
+ */
+export const VLLM_BUCKETS = {
+  timeToFirstToken: [
+    0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0, 40.0,
+    80.0, 160.0, 640.0, 2560.0,
+  ],
+  timePerOutputToken: [
+    0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0, 40.0, 80.0,
+  ],
+  e2eLatency: [
+    0.3, 0.5, 0.8, 1.0, 1.5, 2.0, 2.5, 5.0, 10.0, 15.0, 20.0, 30.0, 40.0, 50.0, 60.0, 120.0, 240.0, 480.0,
+    960.0, 1920.0, 7680.0,
+  ],
+} as const;

@@ -267,3 +267,44 @@ describe("summarizeVllmMetrics", () => {
     expect(text).not.toContain("_created");
   });
 });
+
+describe("summarizeVllmMetrics: the prefix cache's hit rate", () => {
+  const looked = (queries: number, hits: number) =>
+    request(0.1, 1, { prefixCacheQueries: queries, prefixCacheHits: hits });
+
+  it.each([
+    ["current names", false],
+    ["vLLM 0.8's gpu_ names", true],
+  ])("is hits over lookups (tokens) between the two scrapes: %s", (_, deprecatedNames) => {
+    const page = new VllmMetricsPage({ deprecatedNames });
+    page.recordRequest(looked(1000, 900)); // before the first scrape: outside the window
+    const earlier = { text: page.render(), timeMs: 0 };
+    for (let i = 0; i < 4; i++) page.recordRequest(looked(100, 25));
+    const summary = readable(summarizeVllmMetrics({ text: page.render(), timeMs: 2_000 }, earlier));
+    expect(summary.prefixCacheHitRate).toEqual({ share: 0.25, window: "between-scrapes" });
+  });
+
+  it("counts since the start with one scrape, or with no lookup in between", () => {
+    const page = new VllmMetricsPage();
+    page.recordRequest(looked(1000, 900));
+    page.recordRequest(looked(1000, 100));
+    const once = { text: page.render(), timeMs: 0 };
+    expect(readable(summarizeVllmMetrics(once)).prefixCacheHitRate).toEqual({
+      share: 0.5,
+      window: "since-start",
+    });
+    const idle = readable(summarizeVllmMetrics({ text: page.render(), timeMs: 2_000 }, once));
+    expect(idle.prefixCacheHitRate).toEqual({ share: 0.5, window: "since-start" });
+  });
+
+  it("reads the V0 engine's gauge when the page has no counters, and says nothing before any lookup", () => {
+    const v0 =
+      'vllm:num_requests_running{model_name="m"} 0.0\nvllm:gpu_prefix_cache_hit_rate{model_name="m"} 0.375\n';
+    expect(readable(summarizeVllmMetrics({ text: v0, timeMs: 0 })).prefixCacheHitRate).toEqual({
+      share: 0.375,
+      window: "since-start",
+    });
+    const fresh = new VllmMetricsPage();
+    expect(readable(summarizeVllmMetrics({ text: fresh.render(), timeMs: 0 })).prefixCacheHitRate).toBeNull();
+  });
+});

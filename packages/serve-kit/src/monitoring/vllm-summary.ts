@@ -17,6 +17,13 @@ export interface LatencyPercentiles {
   readonly window: "between-scrapes" | "since-start";
 }
 
+/** The share of prompt tokens the prefix cache held, 0..1, and over which window. */
+export interface PrefixCacheHitRate {
+  readonly share: number;
+  /** Tokens looked up between the two scrapes, or (with one scrape, or none in between) since the start. */
+  readonly window: "between-scrapes" | "since-start";
+}
+
 /** The load of one instance, or of one model on it. `null` where the page does not say. */
 export interface VllmLoad {
   readonly requestsRunning: number | null;
@@ -28,6 +35,8 @@ export interface VllmLoad {
   readonly generationTokensPerSecond: number | null;
   readonly timeToFirstToken: LatencyPercentiles | null;
   readonly e2eLatency: LatencyPercentiles | null;
+  /** Prefix-cache hits over lookups (in tokens); null without prefix caching or before any lookup. */
+  readonly prefixCacheHitRate: PrefixCacheHitRate | null;
   /** Preemptions since the server started. */
   readonly preemptions: number | null;
   /** Finished requests since the server started, by vLLM's finished_reason (stop, length, abort, ...). */
@@ -149,6 +158,7 @@ class LoadReader {
       generationTokensPerSecond: rate(VLLM_METRICS.generationTokens),
       timeToFirstToken: this.percentiles(VLLM_METRICS.timeToFirstToken),
       e2eLatency: this.percentiles(VLLM_METRICS.e2eLatency),
+      prefixCacheHitRate: this.prefixCacheHitRate(total, gauge(VLLM_METRICS.prefixCacheHitRateV0, largest)),
       preemptions: total(VLLM_METRICS.preemptions),
       finishedRequests: this.byReason(),
     };
@@ -202,6 +212,27 @@ class LoadReader {
       if (p50 !== undefined && p95 !== undefined) return { p50, p95, requests, window };
     }
     return null;
+  }
+
+  /**
+   * vLLM V1 counts lookups and hits in tokens (`prefix_cache_queries`, `prefix_cache_hits`): their increases
+   * between the scrapes, else their totals; the V0 engine only has a gauge of its rate since it started.
+   */
+  private prefixCacheHitRate(
+    total: (names: readonly string[]) => number | null,
+    v0Rate: number | null,
+  ): PrefixCacheHitRate | null {
+    const queried =
+      this.beforeByName === undefined ? null : this.increase(VLLM_METRICS.prefixCacheQueries, "");
+    if (queried !== null && queried > 0) {
+      const hits = this.increase(VLLM_METRICS.prefixCacheHits, "") ?? 0;
+      return { share: hits / queried, window: "between-scrapes" };
+    }
+    const queries = total(VLLM_METRICS.prefixCacheQueries);
+    if (queries !== null && queries > 0) {
+      return { share: (total(VLLM_METRICS.prefixCacheHits) ?? 0) / queries, window: "since-start" };
+    }
+    return v0Rate === null || queries !== null ? null : { share: v0Rate, window: "since-start" };
   }
 
   private byReason(): Record<string, number> {

@@ -17,6 +17,12 @@ import {
   type EngineOptionKey,
   type LoraEngineOptions,
 } from "../options/engine-options.js";
+import {
+  checkRoutingPolicy,
+  checkSessionHeader,
+  DEFAULT_SESSION_HEADER,
+  type RoutingPolicy,
+} from "../routing.js";
 import { CHART_LONGEST_SUFFIX, CHART_PVC_MOUNT_PATH } from "./chart.js";
 import {
   checkDnsLabel,
@@ -39,7 +45,12 @@ export const DEFAULT_STARTUP_TIMEOUT_SECONDS = 1800;
 /** How often Kubernetes asks `/health` while an engine starts; the timeout becomes a number of these. */
 export const STARTUP_PROBE_PERIOD_SECONDS = 10;
 
-const ROUTING: readonly StackRoutingLogic[] = ["roundrobin", "session", "prefixaware"];
+/** Each routing policy as production-stack's router spells the nearest logic it has. */
+const ROUTING_LOGIC: Record<RoutingPolicy, StackRoutingLogic> = {
+  "least-busy": "roundrobin",
+  session: "session",
+  prefix: "prefixaware",
+};
 const LOADING: readonly StackAdapterLoading[] = ["static", "runtime"];
 const OPTION_KEYS = [
   "name",
@@ -57,8 +68,8 @@ const OPTION_KEYS = [
   "hfTokenSecret",
   "storage",
   "adapterLoading",
-  "routingLogic",
-  "sessionKey",
+  "routing",
+  "sessionHeader",
   "runtimeClassName",
   "startupTimeoutSeconds",
 ];
@@ -127,18 +138,17 @@ export function normalizeStackOptions(config: unknown, input: unknown = {}): Nor
   if (options.adapterLoading !== undefined && serve.kind !== "lora") {
     refuse("adapterLoading", "applies to a LoRA serve only", options.adapterLoading);
   }
-  const routingLogic = optional(options.routingLogic, oneOf(ROUTING), "routingLogic") ?? "roundrobin";
-  const sessionKey = optional(options.sessionKey, checkHeaderName, "sessionKey");
-  if (routingLogic === "session" && sessionKey === undefined) {
+  const routing = optional(options.routing, checkRoutingPolicy, "routing") ?? "least-busy";
+  const sessionHeader = optional(options.sessionHeader, checkSessionHeader, "sessionHeader");
+  if (routing !== "session" && sessionHeader !== undefined) {
     refuse(
-      "sessionKey",
-      "is required with routingLogic 'session': the header that names a session",
-      undefined,
+      "sessionHeader",
+      "applies to routing 'session' only (production-stack's router reads no header otherwise)",
+      sessionHeader,
     );
   }
-  if (routingLogic !== "session" && sessionKey !== undefined) {
-    refuse("sessionKey", "applies to routingLogic 'session' only", sessionKey);
-  }
+  const routingLogic = ROUTING_LOGIC[routing];
+  const sessionKey = routing === "session" ? (sessionHeader ?? DEFAULT_SESSION_HEADER) : undefined;
 
   const normalized: NormalizedStack = {
     serve,
@@ -225,12 +235,6 @@ function checkSecretReference(value: unknown, field: string): SecretKeyReference
     name: checkDnsSubdomain(reference.name, `${field}.name`),
     key: checkSecretKey(reference.key, `${field}.key`),
   };
-}
-
-function checkHeaderName(value: unknown, field: string): string {
-  const header = checkString(value, field);
-  if (!/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(header)) refuse(field, "must be an HTTP header name", value);
-  return header;
 }
 
 function checkRuntimeClassName(value: unknown, field: string): string {

@@ -1,4 +1,5 @@
 import type { EngineOptionValues, StackVllmConfigKey, VllmDtype } from "../options/engine-options.js";
+import type { RoutingPolicy } from "../routing.js";
 /** A key in a Kubernetes Secret: the chart and the LoRA controller read the value from there, never from values. */
 export interface SecretKeyReference {
   /** The Secret's name (a DNS subdomain: lower-case letters, digits, `-` and `.`). */
@@ -42,8 +43,8 @@ export type StackStorage =
 export type StackDtype = VllmDtype;
 
 /**
- * The router's ways of picking an engine that work with plain vLLM engines. (The chart also knows `kvaware`
- * and the disaggregated-prefill modes, which need LMCache configured on the engines.)
+ * The router's ways of picking an engine that `routing` maps to. (The chart also knows `kvaware` and the
+ * disaggregated-prefill modes, which need LMCache configured on the engines.)
  */
 export type StackRoutingLogic = "roundrobin" | "session" | "prefixaware";
 
@@ -92,10 +93,15 @@ export interface StackOptions {
   storage?: StackStorage;
   /** LoRA only: `static` by default. */
   adapterLoading?: StackAdapterLoading;
-  /** `roundrobin` by default. */
-  routingLogic?: StackRoutingLogic;
-  /** The request header that keeps a session on one engine; required with `session` routing. */
-  sessionKey?: string;
+  /**
+   * How the router picks an engine, in the words `launch --instances` uses: `least-busy` (the default; the
+   * router has no least-busy logic and rotates, `roundrobin`), `session` (its `session` logic: one engine per
+   * session header value, the least loaded for a request without one) or `prefix` (its `prefixaware` logic:
+   * the engine that served the longest matching prompt prefix).
+   */
+  routing?: RoutingPolicy;
+  /** The request header that names a session, with `session` routing. Default `x-session-id`. */
+  sessionHeader?: string;
   /** The pods' runtime class; the chart's default (`nvidia`) without it. Give `""` for the cluster default. */
   runtimeClassName?: string;
   /** How long an engine may take to start (download and load the weights) before Kubernetes restarts it; 1800 s by default. */

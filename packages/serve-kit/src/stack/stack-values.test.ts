@@ -145,7 +145,7 @@ describe("buildStackValues", () => {
   it("names a session header for session routing, and may turn prefix caching off", () => {
     const values = buildStackValues(
       { kind: "full", model: "m/m" },
-      { routingLogic: "session", sessionKey: "x-user-id", prefixCaching: false, runtimeClassName: "" },
+      { routing: "session", sessionHeader: "x-user-id", prefixCaching: false, runtimeClassName: "" },
     );
     expect(values.routerSpec).toEqual({
       enableRouter: true,
@@ -154,6 +154,17 @@ describe("buildStackValues", () => {
     });
     expect(values.servingEngineSpec.modelSpec[0]?.vllmConfig.enablePrefixCaching).toBe(false);
     expect(values.servingEngineSpec.modelSpec[0]?.runtimeClassName).toBe("");
+  });
+
+  it.each([
+    ["least-busy", {}, { routingLogic: "roundrobin" }],
+    ["session", { routing: "session" }, { routingLogic: "session", sessionKey: "x-session-id" }],
+    ["prefix", { routing: "prefix" }, { routingLogic: "prefixaware" }],
+  ] as const)("routing %s: the router's nearest logic, in launch's words", (_, options, want) => {
+    expect(buildStackValues({ kind: "full", model: "m/m" }, options).routerSpec).toEqual({
+      enableRouter: true,
+      ...want,
+    });
   });
 
   it("shortens a default name from a 47-character model id so the engine Service name fits 63", () => {
@@ -204,11 +215,23 @@ describe("buildStackValues refuses, naming the field, the rule and what was give
     ["an unknown dtype", { options: { dtype: "fp8" }, field: "dtype", rule: /one of auto/ }],
     [
       "a routing logic needing LMCache",
-      { options: { routingLogic: "kvaware" }, field: "routingLogic", rule: /one of/ },
+      { options: { routing: "kvaware" }, field: "routing", rule: /one of least-busy, session, prefix/ },
     ],
     [
-      "session routing without a key",
-      { options: { routingLogic: "session" }, field: "sessionKey", rule: /required/ },
+      "a session header without session routing",
+      {
+        options: { routing: "prefix", sessionHeader: "x-user-id" },
+        field: "sessionHeader",
+        rule: /session' only/,
+      },
+    ],
+    [
+      "a header name HAProxy would read as a comment",
+      {
+        options: { routing: "session", sessionHeader: "x#user" },
+        field: "sessionHeader",
+        rule: /header name/,
+      },
     ],
     [
       "an API key without a Secret",
