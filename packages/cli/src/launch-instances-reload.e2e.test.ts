@@ -10,7 +10,7 @@ import { fakeVllmEnv, startCli, tempDir } from "./test/cli-process.js";
 import { FLEET_READY, LIGHT_VLLM, startFleet } from "./test/fleet-launch.js";
 import { runCapture } from "./test/run-cli.js";
 
-// Issues #15 and #22, one machine with several GPUs: launch --instances N runs N stand-in vLLMs (light ones,
+// One machine with several GPUs: launch --instances N runs N stand-in vLLMs (light ones,
 // without Prism, that refuse connections while loading and cut in-flight requests on SIGTERM as vLLM does)
 // behind Debian's real HAProxy. A rolling reload under keep-alive load and streams must fail no request; the
 // same reload without the drain (a plain SIGTERM restart, a test-only switch) must fail some (the requests
