@@ -88,7 +88,8 @@ describe("studio-serve bench", { timeout: 90_000 }, () => {
       /for 100 req\/s: launch --instances \d+ \(or replicaCount \d+\), each kept 20% below/,
     );
     expect(readdirSync(out).sort()).toEqual(["latency.svg", "records.jsonl", "summary.json"]);
-    for (const name of readdirSync(out)) expect(statSync(join(out, name)).mode & 0o777).toBe(sharedFileMode());
+    for (const name of readdirSync(out))
+      expect(statSync(join(out, name)).mode & 0o777).toBe(sharedFileMode());
     const records = readFileSync(join(out, "records.jsonl"), "utf8")
       .trim()
       .split("\n")

@@ -35,7 +35,11 @@ export function writeFreshFile(path: string, text: string, access: FileAccess = 
   if (kindOf(path) === "file") rmSync(path, { force: true });
   let fd: number;
   try {
-    fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NO_FOLLOW, MODE_OF[access]);
+    fd = openSync(
+      path,
+      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NO_FOLLOW,
+      MODE_OF[access],
+    );
   } catch (error) {
     throw refusal(path, error);
   }
