@@ -111,7 +111,7 @@ async function probeWithin(
 }
 
 /**
- * The root URLs of the instances a `launch --instances N` on `port` manages: asked on its control socket,
+ * The root URLs of the instances the launch on `port` manages (one, or a fleet's): asked on its control socket,
  * or read from the state a killed one left (its instances may still serve, through its HAProxy).
  */
 async function instancesOf(port: number, io: CliIo): Promise<string[]> {
@@ -123,7 +123,7 @@ async function instancesOf(port: number, io: CliIo): Promise<string[]> {
   if (outcome === true) return lines.map(checkServerUrl);
   const found = await findLaunch(dir);
   if (found.kind !== "left") {
-    throw new UsageError(`--launch: no multi-instance launch runs on port ${port} for this user`, "status");
+    throw new UsageError(`--launch: no launch runs on port ${port} for this user`, "status");
   }
   io.err(
     `studio-serve: the launch on port ${port} (pid ${found.state.launch.pid}) was killed; ${describeParts(found.parts)} still run. \`studio-serve stop --port ${port}\` stops them; a new launch on the port does too.\n`,
@@ -207,7 +207,7 @@ and the adapters in the running batch. An instance that refuses connections (sto
 its weights), does not answer in time, or answers something other than vLLM is shown as such.
 
 Options:
-  --launch P                also every instance of the \`launch ... --instances N\` serving on port P
+  --launch P                also every instance of the \`launch\` serving on port P (one, or N)
   --watch                   redraw the table every interval until Ctrl-C
   --count N                 with --watch: stop after N refreshes
   --interval S              seconds between the two reads, and between refreshes (default 2)

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import type { ManagedProcess } from "@finetune-studio/testing";
 import { startCli } from "./cli-process.js";
 
@@ -21,4 +22,15 @@ export function startFleet(
   const proc = startCli([...args, "--stop-timeout", "5", ...more], env);
   running.push(proc);
   return proc;
+}
+
+/** Processes of a launch still alive: a stand-in vLLM on one of `ports`, or HAProxy on its runtime directory. */
+export function leftOver(ports: readonly number[], dir: string): string[] {
+  const out = execFileSync("ps", ["-e", "-o", "pid=,args="], { encoding: "utf8" });
+  return out
+    .split("\n")
+    .filter(
+      (line) =>
+        line.includes(dir) || ports.some((port) => new RegExp(`fake-vllm.*--port ${port}( |$)`).test(line)),
+    );
 }
