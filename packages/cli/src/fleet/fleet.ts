@@ -175,12 +175,17 @@ async function prepareFrontDoor(
     );
     return ExitCode.NotFound;
   }
-  const missing = await missingGpus(layout.gpus, io);
+  const asked = layout.gpus.flatMap((group) => group.split(","));
+  const missing = await missingGpus(asked, io);
   if (missing === undefined) {
     io.err("studio-serve: warning: nvidia-smi is not on PATH or did not answer: the GPUs were not checked\n");
   } else if (missing.length > 0) {
+    const need =
+      asked.length === layout.gpus.length
+        ? ""
+        : `${layout.gpus.length} instances of ${asked.length / layout.gpus.length} GPUs need ${asked.length}; `;
     io.err(
-      `studio-serve: --gpus: this machine has no GPU ${missing.map((gpu) => escapeForTerminal(gpu)).join(", ")} (nvidia-smi -L lists them)\n`,
+      `studio-serve: ${layout.gpusFlag}: ${need}this machine has no GPU ${missing.map((gpu) => escapeForTerminal(gpu)).join(", ")} (nvidia-smi -L lists them)\n`,
     );
     return ExitCode.Failure;
   }
@@ -304,7 +309,7 @@ async function serveUntilStopped(
   const { io, instances, plan } = fleet;
   const ports = door.instancePorts;
   io.err(
-    `studio-serve: starting ${instances.length} vLLM instances (GPUs ${instances.map((i) => i.gpu).join(", ")}; ports ${ports.join(", ")} on 127.0.0.1)\n`,
+    `studio-serve: starting ${instances.length} vLLM instances (GPUs ${instances.map((i) => i.gpu).join(instances.some((i) => i.gpu?.includes(",")) ? " | " : ", ")}; ports ${ports.join(", ")} on 127.0.0.1)\n`,
   );
   // Each group is on record as soon as it runs: a launch killed while they load leaves nothing unknown.
   const results = await Promise.all(
