@@ -11,7 +11,7 @@ describe("multi-instance arguments", () => {
   it.each<[string, string[], RegExp]>([
     ["--instances 0", ["--instances", "0"], /--instances: must be a whole number from 1 to 16 \(given "0"\)/],
     ["--instances two", ["--instances", "two"], /--instances: must be a whole number/],
-    ["--gpus with a repeat", ["--gpus", "0,0"], /--gpus: must list 1 to 16 different GPU/],
+    ["--gpus with a repeat", ["--gpus", "0,0"], /--gpus: must list 1 to 64 different GPU/],
     ["--gpus with a shell word", ["--gpus", "0;rm"], /--gpus: must list/],
     ["--instances and --gpus disagree", ["--instances", "3", "--gpus", "0,1"], /3 does not match the 2 GPUs/],
     [

@@ -119,7 +119,7 @@ describe("launch --instances: HAProxy in front, a rolling reload under load", { 
     ]);
     const none = await runCapture(["status", "--launch", String(await getFreePortFollowedBy(3))], env);
     expect(none.code).toBe(2);
-    expect(none.stderr).toMatch(/no multi-instance launch runs on port/);
+    expect(none.stderr).toMatch(/no launch runs on port/);
   });
 
   it("refuses a reload with one instance: it would drop requests", async () => {
@@ -197,6 +197,6 @@ describe("studio-serve adapter: runtime LoRA on every instance", { timeout: 300_
     const port = await getFreePortFollowedBy(3);
     const result = await runCapture(["adapter", "unload", "sql", "--port", String(port)], process.env);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/no multi-instance launch runs on port/);
+    expect(result.stderr).toMatch(/no launch runs on port/);
   });
 });
