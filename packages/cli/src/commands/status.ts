@@ -193,6 +193,9 @@ running and waiting, KV-cache usage, prompt and generated tokens per second, tim
 end-to-end latency (p50/p95 of the requests finished in between, else since the start), preemptions,
 and the adapters in the running batch. An instance that refuses connections (stopped, or still loading
 its weights), does not answer in time, or answers something other than vLLM is shown as such.
+Each instance is read on its own: the front door of a launch on this machine stands for its instances
+(as --launch P), and a URL whose /metrics reads come from more than one process (by vLLM's
+process_start_time_seconds: a balancer, or a restart between reads) is shown as mixed, without numbers.
 
 Options:
   --launch P                also every instance of the \`launch\` serving on port P (one, or N)
