@@ -201,9 +201,10 @@ async function prepareFrontDoor(
 
 /**
  * Owns the stop signals while `run` runs: the first stops gracefully (vLLM gets SIGINT for a Ctrl-C, else
- * SIGTERM), a second forces everything (SIGKILL). A closed stdout or stderr (EPIPE) stops as SIGTERM does. SIGHUP restarts a fleet's instances, and stops a launch of
- * one. `stop` then stops whatever was started, whatever ended the run; its code wins for a launch of one
- * stopped by a signal (vLLM's own exit code, as a shell would report it).
+ * SIGTERM), a second forces everything (SIGKILL); a closed stdout or stderr (EPIPE) stops as SIGTERM does.
+ * SIGHUP restarts a fleet's instances, and stops a launch of one. `stop` then stops whatever was started,
+ * whatever ended the run; its code wins for a launch of one stopped by a signal (vLLM's own exit code, as a
+ * shell would report it).
  */
 async function supervised(
   fleet: Fleet,
