@@ -52,8 +52,11 @@ Several GPUs on one machine:
   --instances N             run N vLLM instances, one per GPU (CUDA_VISIBLE_DEVICES 0..N-1), on
                             127.0.0.1 ports P+1..P+N, with HAProxy (which must be on PATH) on --port P
                             in front: the least busy instance takes each request, streams flow, and
-                            requests go straight from HAProxy to vLLM (never through launch)
-  --gpus 0,1,...            the same, on these GPUs (indexes or UUIDs), one instance each
+                            requests go straight from HAProxy to vLLM (never through launch). With
+                            --tensor-parallel-size T, each instance gets T GPUs of its own (0,1 then
+                            2,3 ...): N x T GPUs in all, checked with nvidia-smi before anything starts
+  --gpus 0,1,...            the same, on these GPUs (indexes or UUIDs), one instance each (T each, in
+                            the order listed, with --tensor-parallel-size T)
   --max-connections N       connections HAProxy holds at once, waiting or served (default: 4 x N x
                             --max-num-seqs, at least 4096, within the open-file limit); each instance
                             gets at most --max-num-seqs (default 1024) and HAProxy queues the rest
@@ -67,6 +70,9 @@ Several GPUs on one machine:
   fails. Ctrl-C, SIGTERM, SIGQUIT or \`studio-serve stop --port P\` stop HAProxy and every instance. If
   launch itself is killed, HAProxy and the instances go on serving; the next launch on the port (or
   \`studio-serve stop\`) finds them, stops them all, and says so.
+
+Any launch, of one or many, can be found by \`studio-serve status --launch P\`, \`stop --port P\` and
+\`reload --port P\`. Launch also stops, as on SIGTERM, when its output pipe closes (\`| head\`).
 
 vllm must be on PATH (pip install vllm). Without --api-key-env, a VLLM_API_KEY already in the
 environment is used, since vLLM would read it anyway.

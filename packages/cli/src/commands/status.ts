@@ -1,12 +1,10 @@
 import { jsonForTerminal } from "@finetune-studio/internal";
 import type { MetricsScrape } from "@finetune-studio/serve-kit";
-import { callControl } from "../fleet/control.js";
-import { describeParts } from "../fleet/launch-state.js";
-import { controlSocketOf, findLaunch, runtimeDirOf } from "../fleet/runtime-dir.js";
 import { sleep } from "../shared/abortable-sleep.js";
 import { ExitCode } from "../shared/exit-codes.js";
 import { type CliIo, UsageError } from "../shared/io.js";
 import { parseCommandLine } from "../shared/serve-args.js";
+import { behindFrontDoor, launchUrls } from "../status/launch-urls.js";
 import { type InstanceStatus, type ProbeOptions, probeInstance } from "../status/status-probe.js";
 import { formatStatusTable } from "../status/status-table.js";
 import type { CliCommand } from "./command-type.js";
@@ -38,7 +36,8 @@ async function runStatus(args: readonly string[], io: CliIo): Promise<number> {
     values.launch === undefined ? [] : await instancesOf(controlPort(values.launch, "status"), io);
   if (positionals.length === 0 && launched.length === 0)
     throw new UsageError("name at least one server URL, e.g. http://127.0.0.1:8000, or --launch P", "status");
-  const urls = [...positionals.map(checkServerUrl), ...launched];
+  const given = await Promise.all(positionals.map((text, i) => behindFrontDoor(checkServerUrl(text, i), io)));
+  const urls = [...new Set([...given.flat(), ...launched])];
   const intervalSeconds = integerOption(values.interval, "--interval", 2, 1, 3600);
   const timeoutSeconds = integerOption(values.timeout, "--timeout", 5, 1, 120);
   const count =
@@ -110,25 +109,14 @@ async function probeWithin(
   }
 }
 
-/**
- * The root URLs of the instances a `launch --instances N` on `port` manages: asked on its control socket,
- * or read from the state a killed one left (its instances may still serve, through its HAProxy).
- */
+/** The root URLs of the instances the launch on `port` manages (one, or a fleet's), for --launch P. */
 async function instancesOf(port: number, io: CliIo): Promise<string[]> {
-  const dir = runtimeDirOf(port, io.env);
-  const lines: string[] = [];
-  const outcome = await callControl(controlSocketOf(dir), { op: "instances" }, (line) => {
-    lines.push(line);
-  });
-  if (outcome === true) return lines.map(checkServerUrl);
-  const found = await findLaunch(dir);
-  if (found.kind !== "left") {
-    throw new UsageError(`--launch: no multi-instance launch runs on port ${port} for this user`, "status");
+  const launch = await launchUrls(port, io);
+  if (launch === undefined) {
+    throw new UsageError(`--launch: no launch runs on port ${port} for this user`, "status");
   }
-  io.err(
-    `studio-serve: the launch on port ${port} (pid ${found.state.launch.pid}) was killed; ${describeParts(found.parts)} still run. \`studio-serve stop --port ${port}\` stops them; a new launch on the port does too.\n`,
-  );
-  return found.state.instances.map((instance) => `http://127.0.0.1:${instance.port}`);
+  if (launch.killed !== undefined) io.err(`studio-serve: ${launch.killed}\n`);
+  return launch.urls.map(checkServerUrl);
 }
 
 function allUp(statuses: readonly InstanceStatus[]): number {
@@ -205,9 +193,12 @@ running and waiting, KV-cache usage, prompt and generated tokens per second, tim
 end-to-end latency (p50/p95 of the requests finished in between, else since the start), preemptions,
 and the adapters in the running batch. An instance that refuses connections (stopped, or still loading
 its weights), does not answer in time, or answers something other than vLLM is shown as such.
+Each instance is read on its own: the front door of a launch on this machine stands for its instances
+(as --launch P), and a URL whose /metrics reads come from more than one process (by vLLM's
+process_start_time_seconds: a balancer, or a restart between reads) is shown as mixed, without numbers.
 
 Options:
-  --launch P                also every instance of the \`launch ... --instances N\` serving on port P
+  --launch P                also every instance of the \`launch\` serving on port P (one, or N)
   --watch                   redraw the table every interval until Ctrl-C
   --count N                 with --watch: stop after N refreshes
   --interval S              seconds between the two reads, and between refreshes (default 2)

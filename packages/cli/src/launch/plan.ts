@@ -5,6 +5,7 @@ import { buildServeCommand, type ServeCommand, ServeConfigError } from "@finetun
 import { type CliIo, UsageError } from "../shared/io.js";
 import { parseSeconds } from "../shared/seconds.js";
 import { INHERITED_KEY_NOTE, type KeySource, keySource, type ParsedServeArgs } from "../shared/serve-args.js";
+import { checkAdapterPaths } from "./adapter-paths.js";
 
 export const DEFAULT_TIMEOUT_SECONDS = 1800;
 /** vLLM finishes its requests and frees the GPU within seconds; 30 s leaves room for a busy engine. */
@@ -57,6 +58,7 @@ export function planLaunch(parsed: ParsedServeArgs, io: CliIo): LaunchPlan {
     }
     throw error;
   }
+  checkAdapterPaths(parsed.options, io.env, helpFor);
   let chat: ChatClient;
   try {
     chat = createChatClient({
