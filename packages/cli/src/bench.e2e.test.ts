@@ -1,8 +1,9 @@
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { getFreePort, type ManagedProcess, waitForOutput } from "@finetune-studio/testing";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { cleanEnv, startCli, tempDir } from "./test/cli-process.js";
+import { sharedFileMode } from "./test/file-mode.js";
 import { type Schedule, type ScheduleServer, startScheduleServer } from "./test/schedule-server.js";
 
 // `studio-serve bench` for real: the built CLI against stand-ins with a known schedule.
@@ -102,6 +103,8 @@ describe("studio-serve bench", { timeout: 90_000 }, () => {
       /for 100 req\/s: launch --instances \d+ \(or replicaCount \d+\), each kept 20% below/,
     );
     expect(readdirSync(out).sort()).toEqual(["latency.svg", "records.jsonl", "summary.json"]);
+    for (const name of readdirSync(out))
+      expect(statSync(join(out, name)).mode & 0o777).toBe(sharedFileMode());
     const records = readRecords(out);
     expect(records).toHaveLength(16);
     expect(records[0]).toMatchObject({ ok: true, outputTokens: 4, promptTokens: 12 });

@@ -1,8 +1,7 @@
-import { chmodSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { getFreePort } from "@finetune-studio/testing";
 import { describe, expect, it } from "vitest";
-import { fakeVllmEnv, tempDir } from "./test/cli-process.js";
+import { fakeVllmEnv } from "./test/cli-process.js";
+import { smiListing } from "./test/fleet-launch.js";
 import { runCapture } from "./test/run-cli.js";
 
 // launch --instances / --gpus / --runtime-lora, reload and adapter: bad input is refused with exit code 2
@@ -12,9 +11,19 @@ describe("multi-instance arguments", () => {
   it.each<[string, string[], RegExp]>([
     ["--instances 0", ["--instances", "0"], /--instances: must be a whole number from 1 to 16 \(given "0"\)/],
     ["--instances two", ["--instances", "two"], /--instances: must be a whole number/],
-    ["--gpus with a repeat", ["--gpus", "0,0"], /--gpus: must list 1 to 16 different GPU/],
+    ["--gpus with a repeat", ["--gpus", "0,0"], /--gpus: must list 1 to 64 different GPU/],
     ["--gpus with a shell word", ["--gpus", "0;rm"], /--gpus: must list/],
     ["--instances and --gpus disagree", ["--instances", "3", "--gpus", "0,1"], /3 does not match the 2 GPUs/],
+    [
+      "--gpus that do not split into instances of --tensor-parallel-size",
+      ["--gpus", "0,1,2", "--tensor-parallel-size", "2"],
+      /--gpus: 3 GPUs do not make whole instances of --tensor-parallel-size 2 \(each instance takes 2\)/,
+    ],
+    [
+      "--instances and --gpus that disagree with --tensor-parallel-size",
+      ["--instances", "2", "--gpus", "0,1", "--tensor-parallel-size", "2"],
+      /--instances: 2 instances of --tensor-parallel-size 2 need 4 GPUs; --gpus lists 2/,
+    ],
     [
       "--max-connections 0",
       ["--instances", "2", "--max-connections", "0"],
@@ -57,13 +66,7 @@ describe("multi-instance arguments", () => {
   });
 
   it("refuses GPUs nvidia-smi does not list, before anything starts", async () => {
-    const bin = tempDir("smi-");
-    const smi = join(bin, "nvidia-smi");
-    writeFileSync(
-      smi,
-      "#!/bin/sh\necho 'GPU 0: NVIDIA A100 (UUID: GPU-11111111-2222-3333-4444-555555555555)'\necho 'GPU 1: NVIDIA A100 (UUID: GPU-66666666-2222-3333-4444-555555555555)'\n",
-    );
-    chmodSync(smi, 0o755);
+    const bin = smiListing(2);
     const fake = fakeVllmEnv();
     const env = { ...fake.env, PATH: `${bin}:${fake.env.PATH}` };
     const port = String(await getFreePort());

@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { Agent } from "node:http";
 import { join } from "node:path";
@@ -7,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { runtimeDirOf } from "./fleet/runtime-dir.js";
 import { chatOnce, loadThrough } from "./test/chat-load.js";
 import { fakeVllmEnv, startCli, tempDir } from "./test/cli-process.js";
-import { FLEET_READY, LIGHT_VLLM, startFleet } from "./test/fleet-launch.js";
+import { FLEET_READY, LIGHT_VLLM, leftOver, startFleet } from "./test/fleet-launch.js";
 import { runCapture } from "./test/run-cli.js";
 
 // One machine with several GPUs: launch --instances N runs N stand-in vLLMs (light ones,
@@ -32,14 +31,6 @@ async function launchFleet(instances: number, extraEnv: NodeJS.ProcessEnv = {}, 
 /** The pids launch printed for its vLLM instances, in start order. */
 function startedPids(output: string): number[] {
   return [...output.matchAll(/vLLM started \(pid (\d+),/g)].map((match) => Number(match[1]));
-}
-
-/** Processes of this run still alive: any stand-in on its ports, or HAProxy on its runtime directory. */
-function leftOver(port: number, dir: string): string[] {
-  const out = execFileSync("ps", ["-e", "-o", "pid=,args="], { encoding: "utf8" });
-  return out
-    .split("\n")
-    .filter((line) => line.includes(dir) || new RegExp(`fake-vllm.*--port ${port + 1}`).test(line));
 }
 
 describe("launch --instances: HAProxy in front, a rolling reload under load", { timeout: 400_000 }, () => {
@@ -69,7 +60,7 @@ describe("launch --instances: HAProxy in front, a rolling reload under load", { 
 
     proc.child.kill("SIGINT");
     expect(await proc.exited).toBe(0);
-    expect(leftOver(port, dir)).toEqual([]);
+    expect(leftOver([port + 1], dir)).toEqual([]);
     expect(existsSync(dir)).toBe(false);
   });
 
@@ -87,7 +78,7 @@ describe("launch --instances: HAProxy in front, a rolling reload under load", { 
     expect(load.failed).toBeGreaterThan(0);
     proc.child.kill("SIGTERM");
     expect(await proc.exited).toBe(0);
-    expect(leftOver(port, runtimeDirOf(port, env))).toEqual([]);
+    expect(leftOver([port + 1], runtimeDirOf(port, env))).toEqual([]);
   });
 
   it("an instance that does not come back stops the reload (exit 1); the others keep serving", async () => {
@@ -113,7 +104,7 @@ describe("launch --instances: HAProxy in front, a rolling reload under load", { 
     running.push(proc);
     expect(await proc.exited).toBe(1);
     expect(proc.output()).toMatch(/instance \d \(port \d+\) did not start/);
-    expect(leftOver(port, runtimeDirOf(port, fake.env))).toEqual([]);
+    expect(leftOver([port + 1], runtimeDirOf(port, fake.env))).toEqual([]);
     expect(existsSync(runtimeDirOf(port, fake.env))).toBe(false);
   });
 
@@ -128,7 +119,7 @@ describe("launch --instances: HAProxy in front, a rolling reload under load", { 
     ]);
     const none = await runCapture(["status", "--launch", String(await getFreePortFollowedBy(3))], env);
     expect(none.code).toBe(2);
-    expect(none.stderr).toMatch(/no multi-instance launch runs on port/);
+    expect(none.stderr).toMatch(/no launch runs on port/);
   });
 
   it("refuses a reload with one instance: it would drop requests", async () => {
@@ -206,6 +197,6 @@ describe("studio-serve adapter: runtime LoRA on every instance", { timeout: 300_
     const port = await getFreePortFollowedBy(3);
     const result = await runCapture(["adapter", "unload", "sql", "--port", String(port)], process.env);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/no multi-instance launch runs on port/);
+    expect(result.stderr).toMatch(/no launch runs on port/);
   });
 });

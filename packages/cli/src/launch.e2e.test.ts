@@ -3,6 +3,7 @@ import { createChatClient } from "@finetune-studio/client";
 import { buildServeCommand } from "@finetune-studio/serve-kit";
 import { getFreePort, type ManagedProcess, waitForOutput } from "@finetune-studio/testing";
 import { afterEach, describe, expect, it } from "vitest";
+import { adapterDir } from "./test/adapter-dir.js";
 import { fakeVllmEnv, isAlive, startCli } from "./test/cli-process.js";
 
 // `studio-serve launch` for real, against a stand-in `vllm` on PATH (src/test/fixtures/fake-vllm.mjs) that
@@ -60,14 +61,16 @@ describe("studio-serve launch", { timeout: 180_000 }, () => {
     const port = await getFreePort();
     const key = "sk-test-launch-0123456789";
     const fake = fakeVllmEnv({ MY_VLLM_KEY: key, FAKE_VLLM_SIGNAL_EXIT: "7" });
+    const support = adapterDir("support-lora");
+    const sales = adapterDir("a=b,c");
     const proc = launch(
       [
         "lora",
         "meta-llama/Llama-3.1-8B-Instruct",
         "--adapter",
-        "support=/models/adapters/support-lora",
+        `support=${support}`,
         "--adapter",
-        "sales=/models/a=b,c",
+        `sales=${sales}`,
         "--max-lora-rank",
         "32",
         "--port",
@@ -81,7 +84,7 @@ describe("studio-serve launch", { timeout: 180_000 }, () => {
     const record = fake.record();
     expect(record?.apiKey).toBe(key);
     expect(record?.argv.join(" ")).not.toContain(key);
-    expect(record?.argv).toContain('{"name":"sales","path":"/models/a=b,c"}');
+    expect(record?.argv).toContain(JSON.stringify({ name: "sales", path: sales }));
     expect(proc.output()).not.toContain(key);
     expect(proc.output()).toContain('-H "Authorization: Bearer $MY_VLLM_KEY"');
 
@@ -127,7 +130,7 @@ describe("studio-serve launch", { timeout: 180_000 }, () => {
       FAKE_VLLM_CRASH_CODE: code,
     });
     const proc = launch(
-      ["lora", "base/model", "--adapter", "a=/a", "--port", String(await getFreePort())],
+      ["lora", "base/model", "--adapter", `a=${adapterDir()}`, "--port", String(await getFreePort())],
       fake.env,
     );
     expect(await proc.exited).toBe(Number(code));

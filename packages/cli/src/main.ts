@@ -1,22 +1,23 @@
 #!/usr/bin/env node
 // The \`studio-serve\` executable: real streams and environment around runCli.
-import { once } from "node:events";
 import { runCli } from "./run.js";
+import { ClosedOutput } from "./shared/closed-output.js";
 import { ExitCode } from "./shared/exit-codes.js";
 import { messageOf } from "./shared/messages.js";
 
+const output = new ClosedOutput([process.stdout, process.stderr]);
 let code: number;
 try {
   code = await runCli(process.argv.slice(2), {
-    out: (text) => process.stdout.write(text),
-    err: (text) => process.stderr.write(text),
+    out: (text) => output.write(process.stdout, text),
+    err: (text) => output.write(process.stderr, text),
     env: process.env,
-    errCaughtUp: () =>
-      process.stderr.writableNeedDrain ? once(process.stderr, "drain").then(() => undefined) : undefined,
+    errCaughtUp: () => output.caughtUp(process.stderr),
+    onOutputClosed: (listener) => output.onClosed(listener),
   });
 } catch (error) {
   // A bug, not bad input: one line, no stack trace. Every command has stopped what it started by now.
-  process.stderr.write(`studio-serve: unexpected error: ${messageOf(error)}\n`);
+  output.write(process.stderr, `studio-serve: unexpected error: ${messageOf(error)}\n`);
   code = ExitCode.Unexpected;
 }
 process.exitCode = code;

@@ -1,9 +1,10 @@
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { prometheusConfig, prometheusRules } from "@finetune-studio/serve-kit";
 import { afterEach, describe, expect, it } from "vitest";
+import { sharedFileMode } from "./test/file-mode.js";
 import { runCapture } from "./test/run-cli.js";
 
 // `studio-serve prometheus` writes what the serve-kit builders make, and Debian's promtool accepts it.
@@ -48,6 +49,10 @@ describe("studio-serve prometheus", { timeout: 60_000 }, () => {
     const rules = readFileSync(join(out, "studio-serve-rules.yml"), "utf8");
     expect(config).toBe(prometheusConfig({ targets: ["127.0.0.1:8001", "127.0.0.1:8002"] }));
     expect(rules).toBe(prometheusRules({ thresholds: { kvCacheUsage: 0.85, forMinutes: 3 } }));
+    // No secret in them, and Prometheus runs as its own user: both are readable by others (0644 less the umask).
+    for (const name of ["prometheus.yml", "studio-serve-rules.yml"]) {
+      expect(statSync(join(out, name)).mode & 0o777).toBe(sharedFileMode());
+    }
 
     const checked = await promtool(["check", "config", "prometheus.yml"], out);
     expect(checked.code, checked.output).toBe(0);

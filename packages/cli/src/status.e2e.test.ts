@@ -133,9 +133,10 @@ describe("studio-serve status", { timeout: 120_000 }, () => {
   it("--json reports the values the stand-ins were driven to, between its two reads", async () => {
     const before = { full: scrapesOf(full), lora: scrapesOf(lora) };
     const proc = status([full.url, lora.url, deadUrl, "--json", "--interval", "5"]);
-    // Drive the requests after the first read of both pages, so they fall between the two reads.
-    await waitForOutput(full.proc, new RegExp(`metrics scraped ${before.full + 1}\\b`), 30_000);
-    await waitForOutput(lora.proc, new RegExp(`metrics scraped ${before.lora + 1}\\b`), 30_000);
+    // Drive the requests after the first look at both pages (two reads: one, and one more to tell whether one
+    // process answers them), so they fall between the two looks.
+    await waitForOutput(full.proc, new RegExp(`metrics scraped ${before.full + 2}\\b`), 30_000);
+    await waitForOutput(lora.proc, new RegExp(`metrics scraped ${before.lora + 2}\\b`), 30_000);
     await Promise.all([chat(full.url, "support", 4), chat(lora.url, "sales", 2)]);
     expect(await proc.exited).toBe(1); // one instance is down
     const report = JSON.parse(proc.output()) as { instances: JsonInstance[] };

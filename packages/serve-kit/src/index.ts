@@ -67,9 +67,9 @@ export {
 export { VLLM_BUCKETS, VLLM_METRICS } from "./monitoring/vllm-metric-names.js";
 export {
   type LatencyPercentiles,
-  type PrefixCacheHitRate,
   MAX_MODELS_SUMMARISED,
   type MetricsScrape,
+  type PrefixCacheHitRate,
   type ReadableVllmMetrics,
   summarizeVllmMetrics,
   type UnreadableVllmMetrics,

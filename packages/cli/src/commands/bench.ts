@@ -274,7 +274,7 @@ function writeResults(
     ...(measured.length > 1 ? [{ name: "latency.svg", text: latencyChartSvg(measured, loadName) }] : []),
   ];
   try {
-    writeFilesTogether(dir, files);
+    writeFilesTogether(dir, files, "shared"); // Results, no secret: others may read them.
   } catch (error) {
     if (!(error instanceof FileWriteError)) throw error;
     io.err(`studio-serve: --out: ${escapeForTerminal(error.message)}\n`);

@@ -22,11 +22,11 @@ const LOG_FLAGS = [
 const INSTANCE_FLAGS = [
   textFlag("instances", {
     valueName: "N",
-    help: "run N vLLM instances, one per GPU (CUDA_VISIBLE_DEVICES 0..N-1), on\n127.0.0.1 ports P+1..P+N, with HAProxy (which must be on PATH) on --port P\nin front: the least busy instance takes each request, streams flow, and\nrequests go straight from HAProxy to vLLM (never through launch)",
+    help: "run N vLLM instances, one per GPU (CUDA_VISIBLE_DEVICES 0..N-1), on\n127.0.0.1 ports P+1..P+N, with HAProxy (which must be on PATH) on --port P\nin front: the least busy instance takes each request, streams flow, and\nrequests go straight from HAProxy to vLLM (never through launch). With\n--tensor-parallel-size T, each instance gets T GPUs of its own (0,1 then\n2,3 ...): N x T GPUs in all, checked with nvidia-smi before anything starts",
   }),
   textFlag("gpus", {
     valueName: "0,1,...",
-    help: "the same, on these GPUs (indexes or UUIDs), one instance each",
+    help: "the same, on these GPUs (indexes or UUIDs), one instance each (T each, in\nthe order listed, with --tensor-parallel-size T)",
   }),
   textFlag("max-connections", {
     valueName: "N",
@@ -82,6 +82,9 @@ ${flagHelp(INSTANCE_FLAGS)}
   fails. Ctrl-C, SIGTERM, SIGQUIT or \`studio-serve stop --port P\` stop HAProxy and every instance. If
   launch itself is killed, HAProxy and the instances go on serving; the next launch on the port (or
   \`studio-serve stop\`) finds them, stops them all, and says so.
+
+Any launch, of one or many, can be found by \`studio-serve status --launch P\`, \`stop --port P\` and
+\`reload --port P\`. Launch also stops, as on SIGTERM, when its output pipe closes (\`| head\`).
 
 vllm must be on PATH (pip install vllm). Without --api-key-env, a VLLM_API_KEY already in the
 environment is used, since vLLM would read it anyway.

@@ -88,10 +88,14 @@ function runPrometheus(args: readonly string[], io: CliIo): number {
   }
   try {
     // Both or neither: a prometheus.yml whose rules file is missing or stale would be worse than none.
-    writeFilesTogether(out, [
-      { name: CONFIG_FILE, text: config },
-      { name: DEFAULT_PROMETHEUS_RULES_FILE, text: rules },
-    ]);
+    writeFilesTogether(
+      out,
+      [
+        { name: CONFIG_FILE, text: config },
+        { name: DEFAULT_PROMETHEUS_RULES_FILE, text: rules },
+      ],
+      "shared",
+    ); // No secret in them, and Prometheus's own user must read them.
   } catch (error) {
     if (!(error instanceof FileWriteError)) throw error;
     io.err(`studio-serve: --out: ${escapeForTerminal(error.message)}\n`);

@@ -1,8 +1,5 @@
 import { jsonForTerminal } from "@finetune-studio/internal";
 import type { MetricsScrape } from "@finetune-studio/serve-kit";
-import { callControl } from "../fleet/control.js";
-import { describeParts } from "../fleet/launch-state.js";
-import { controlSocketOf, findLaunch, runtimeDirOf } from "../fleet/runtime-dir.js";
 import { sleep } from "../shared/abortable-sleep.js";
 import { readApiKey } from "../shared/api-key.js";
 import { API_KEY_ENV_FLAG, JSON_FLAG, LAUNCH_FLAG } from "../shared/common-flags.js";
@@ -11,6 +8,7 @@ import { countFlag, describedAs, flagHelp, parseFlags, secondsFlag, switchFlag }
 import { type CliIo, UsageError } from "../shared/io.js";
 import { messageOf } from "../shared/messages.js";
 import { serverUrl } from "../shared/values.js";
+import { behindFrontDoor, launchUrls } from "../status/launch-urls.js";
 import { type InstanceStatus, type ProbeOptions, probeInstance } from "../status/status-probe.js";
 import { formatStatusTable } from "../status/status-table.js";
 import type { CliCommand } from "./command-type.js";
@@ -34,7 +32,7 @@ const TIMEOUT_FLAG = secondsFlag("timeout", {
   help: "seconds each look at an instance may take, its /health, /v1/models and\n/metrics reads together; one look never waits longer",
 });
 const FLAGS = [
-  describedAs(LAUNCH_FLAG, "also every instance of the `launch ... --instances N` serving on port P"),
+  describedAs(LAUNCH_FLAG, "also every instance of the `launch` serving on port P (one, or N)"),
   WATCH_FLAG,
   COUNT_FLAG,
   INTERVAL_FLAG,
@@ -69,7 +67,8 @@ async function runStatus(args: readonly string[], io: CliIo): Promise<number> {
   const launched = launchPort === undefined ? [] : await instancesOf(launchPort, io);
   if (given.length === 0 && launched.length === 0)
     throw new UsageError("name at least one server URL, e.g. http://127.0.0.1:8000, or --launch P");
-  const urls = [...given, ...launched];
+  const behind = await Promise.all(given.map((url) => behindFrontDoor(url, io)));
+  const urls = [...new Set([...behind.flat(), ...launched])];
   const options = { timeoutMs: timeoutSeconds * 1000, ...(apiKey === undefined ? {} : { apiKey }) };
 
   const stop = new AbortController();
@@ -129,25 +128,14 @@ async function probeWithin(
   }
 }
 
-/**
- * The root URLs of the instances a `launch --instances N` on `port` manages: asked on its control socket,
- * or read from the state a killed one left (its instances may still serve, through its HAProxy).
- */
+/** The root URLs of the instances the launch on `port` manages (one, or a fleet's), for --launch P. */
 async function instancesOf(port: number, io: CliIo): Promise<string[]> {
-  const dir = runtimeDirOf(port, io.env);
-  const lines: string[] = [];
-  const outcome = await callControl(controlSocketOf(dir), { op: "instances" }, (line) => {
-    lines.push(line);
-  });
-  if (outcome === true) return lines.map((line, index) => serverUrl(line, `--launch instance #${index + 1}`));
-  const found = await findLaunch(dir);
-  if (found.kind !== "left") {
-    throw new UsageError(`--launch: no multi-instance launch runs on port ${port} for this user`);
+  const launch = await launchUrls(port, io);
+  if (launch === undefined) {
+    throw new UsageError(`--launch: no launch runs on port ${port} for this user`);
   }
-  io.err(
-    `studio-serve: the launch on port ${port} (pid ${found.state.launch.pid}) was killed; ${describeParts(found.parts)} still run. \`studio-serve stop --port ${port}\` stops them; a new launch on the port does too.\n`,
-  );
-  return found.state.instances.map((instance) => `http://127.0.0.1:${instance.port}`);
+  if (launch.killed !== undefined) io.err(`studio-serve: ${launch.killed}\n`);
+  return launch.urls.map((line, index) => serverUrl(line, `--launch instance #${index + 1}`));
 }
 
 function allUp(statuses: readonly InstanceStatus[]): number {
@@ -169,8 +157,12 @@ URL is a server's root, e.g. http://127.0.0.1:8000 (or 127.0.0.1:8000, or the ba
 http://127.0.0.1:8000/v1). For each instance it reads /health, /v1/models (the model and its LoRA
 adapters) and /metrics twice, an interval apart: requests running and waiting, KV-cache usage, prompt
 and generated tokens per second, time to first token and end-to-end latency (p50/p95 of the requests
-finished in between, else since the start), preemptions, and the adapters in the running batch. An instance that refuses connections (stopped, or still loading
-its weights), does not answer in time, or answers something other than vLLM is shown as such.
+finished in between, else since the start), preemptions, and the adapters in the running batch. An
+instance that refuses connections (stopped, or still loading its weights), does not answer in time, or
+answers something other than vLLM is shown as such.
+Each instance is read on its own: the front door of a launch on this machine stands for its instances
+(as --launch P), and a URL whose /metrics reads come from more than one process (by vLLM's
+process_start_time_seconds: a balancer, or a restart between reads) is shown as mixed, without numbers.
 
 Options:
 ${flagHelp(FLAGS)}

@@ -64,7 +64,7 @@ async function runStop(args: readonly string[], io: CliIo): Promise<number> {
   return ExitCode.Ok;
 }
 
-const HELP = `studio-serve stop: stop a \`launch ... --instances N\` on a port, or what a killed one left running.
+const HELP = `studio-serve stop: stop the \`launch\` serving on a port (of one instance or many), or what a killed one left running.
 
 Usage:
   studio-serve stop [--port P] [--stop-timeout S]
@@ -80,7 +80,7 @@ Exit code 0 when nothing is left, 1 when something would not stop, 127 when noth
 
 export const stop: CliCommand = {
   name: "stop",
-  synopsis: [["stop [--port P]", "stop a multi-instance launch, or what a killed one left running"]],
+  synopsis: [["stop [--port P]", "stop a launch, or what a killed one left running"]],
   help: HELP,
   flags: FLAGS,
   run: runStop,

@@ -75,11 +75,23 @@ export async function runFleet(parsed: ParsedServeArgs, layout: FleetLayout, io:
   };
   if (sole) {
     fleet.instances.push(soleInstance(plan, extraEnv, io));
+    // A launch of one is a launch like another: its directory, state and control socket let `status
+    // --launch`, `stop`, `reload` and `adapter` find it, and a launch after a kill stop what it left.
+    const dirProblem = await claimRuntimeDir(fleet);
+    if (dirProblem !== undefined) return dirProblem;
+    fleet.saveState = () => saveState(fleet);
+    const control = await serveControl(controlSocketOf(fleet.dir), (request, say) =>
+      handleControl(fleet, request, say),
+    );
     return await supervised(
       fleet,
       true,
       () => serveAlone(fleet),
-      () => stopAlone(fleet),
+      async () => {
+        const code = await stopAlone(fleet);
+        closeRuntimeDir(fleet, control);
+        return code;
+      },
     );
   }
   const door: FrontDoor = {
@@ -119,6 +131,26 @@ export async function runFleet(parsed: ParsedServeArgs, layout: FleetLayout, io:
 }
 
 /**
+ * The launch's private directory: made, or taken over from a launch that was killed on this port (what it
+ * left running is stopped first); refused while another launch serves the port. Launch's exit code if not.
+ */
+async function claimRuntimeDir(fleet: Fleet): Promise<number | undefined> {
+  const { io } = fleet;
+  const dirProblem = await makeRuntimeDir(fleet.dir, fleet.plan.stopGraceMs, (line) =>
+    io.err(`studio-serve: ${line}\n`),
+  );
+  if (dirProblem === undefined) return undefined;
+  io.err(`studio-serve: ${escapeForTerminal(dirProblem)}\n`);
+  return ExitCode.Failure;
+}
+
+/** Last of all, once every process it ran is gone: the control socket and the directory. */
+function closeRuntimeDir(fleet: Fleet, control: NetServer): void {
+  control.close();
+  rmSync(fleet.dir, { recursive: true, force: true });
+}
+
+/**
  * Before a fleet starts anything: the ports fit, HAProxy is on PATH, the GPUs exist, what a killed launch on
  * this port left is stopped (it holds the ports checked next), the private directory is made and the port
  * is free. Returns HAProxy's path, or launch's exit code.
@@ -144,22 +176,22 @@ async function prepareFrontDoor(
     );
     return ExitCode.NotFound;
   }
-  const missing = await missingGpus(layout.gpus, io);
+  const asked = layout.gpus.flatMap((group) => group.split(","));
+  const missing = await missingGpus(asked, io);
   if (missing === undefined) {
     io.err("studio-serve: warning: nvidia-smi is not on PATH or did not answer: the GPUs were not checked\n");
   } else if (missing.length > 0) {
+    const need =
+      asked.length === layout.gpus.length
+        ? ""
+        : `${layout.gpus.length} instances of ${asked.length / layout.gpus.length} GPUs need ${asked.length}; `;
     io.err(
-      `studio-serve: --gpus: this machine has no GPU ${missing.map((gpu) => escapeForTerminal(gpu)).join(", ")} (nvidia-smi -L lists them)\n`,
+      `studio-serve: ${layout.gpusFlag}: ${need}this machine has no GPU ${missing.map((gpu) => escapeForTerminal(gpu)).join(", ")} (nvidia-smi -L lists them)\n`,
     );
     return ExitCode.Failure;
   }
-  const dirProblem = await makeRuntimeDir(fleet.dir, fleet.plan.stopGraceMs, (line) =>
-    io.err(`studio-serve: ${line}\n`),
-  );
-  if (dirProblem !== undefined) {
-    io.err(`studio-serve: ${escapeForTerminal(dirProblem)}\n`);
-    return ExitCode.Failure;
-  }
+  const dirProblem = await claimRuntimeDir(fleet);
+  if (dirProblem !== undefined) return dirProblem;
   if ((await probePort(host, port)).state !== "free") {
     io.err(`studio-serve: --port: ${host}:${port} is not free for HAProxy; choose another --port\n`);
     rmSync(fleet.dir, { recursive: true, force: true });
@@ -170,9 +202,10 @@ async function prepareFrontDoor(
 
 /**
  * Owns the stop signals while `run` runs: the first stops gracefully (vLLM gets SIGINT for a Ctrl-C, else
- * SIGTERM), a second forces everything (SIGKILL). SIGHUP restarts a fleet's instances, and stops a launch of
- * one. `stop` then stops whatever was started, whatever ended the run; its code wins for a launch of one
- * stopped by a signal (vLLM's own exit code, as a shell would report it).
+ * SIGTERM), a second forces everything (SIGKILL); a closed stdout or stderr (EPIPE) stops as SIGTERM does.
+ * SIGHUP restarts a fleet's instances, and stops a launch of one. `stop` then stops whatever was started,
+ * whatever ended the run; its code wins for a launch of one stopped by a signal (vLLM's own exit code, as a
+ * shell would report it).
  */
 async function supervised(
   fleet: Fleet,
@@ -204,6 +237,11 @@ async function supervised(
   const onHangUp = () => void reload(fleet);
   for (const signal of signals) process.on(signal, onStop);
   if (!sole) process.on("SIGHUP", onHangUp);
+  // A closed output pipe stops launch as SIGTERM would; never forcing, even after a signal (a terminal's
+  // Ctrl-C ends `| head` as well, and the stop it started must stay graceful).
+  const unwatchOutput = io.onOutputClosed?.(() => {
+    if (fleet.stopSignal === undefined) onStop("SIGPIPE");
+  });
   let code: number = ExitCode.Failure;
   try {
     code = await run();
@@ -211,6 +249,7 @@ async function supervised(
     fleet.stop.abort();
     const stopCode = await stop();
     for (const signal of signals) process.removeListener(signal, onStop);
+    unwatchOutput?.();
     process.removeListener("SIGHUP", onHangUp);
     if (sole && fleet.stopSignal !== undefined && stopCode !== undefined) code = stopCode;
   }
@@ -221,7 +260,7 @@ async function supervised(
 async function serveAlone(fleet: Fleet): Promise<number> {
   const { io, plan } = fleet;
   const instance = fleet.instances[0] as Instance;
-  const started = await startInstance(instance, fleet.stop.signal, () => {});
+  const started = await startInstance(instance, fleet.stop.signal, fleet.saveState);
   if (typeof started === "object") return started.code;
   if (started === undefined) return ExitCode.Ok;
   instance.serving = true;
@@ -272,7 +311,7 @@ async function serveUntilStopped(
   const { io, instances, plan } = fleet;
   const ports = door.instancePorts;
   io.err(
-    `studio-serve: starting ${instances.length} vLLM instances (GPUs ${instances.map((i) => i.gpu).join(", ")}; ports ${ports.join(", ")} on 127.0.0.1)\n`,
+    `studio-serve: starting ${instances.length} vLLM instances (GPUs ${instances.map((i) => i.gpu).join(instances.some((i) => i.gpu?.includes(",")) ? " | " : ", ")}; ports ${ports.join(", ")} on 127.0.0.1)\n`,
   );
   // Each group is on record as soon as it runs: a launch killed while they load leaves nothing unknown.
   const results = await Promise.all(
@@ -335,12 +374,16 @@ async function serveUntilStopped(
 async function handleControl(fleet: Fleet, request: ControlRequest, say: (line: string) => void) {
   if (request.op === "reload") return await reload(fleet, say);
   if (request.op === "instances") {
-    // One root URL a line, for `status --launch`: the instances listen on loopback only.
+    // One root URL a line, for `status --launch`: a fleet's instances listen on loopback only.
     for (const instance of fleet.instances) say(instance.plan.built.client.rootURL);
     return true;
   }
   if (request.op === "stop") {
-    say(`launch (pid ${process.pid}) is stopping HAProxy and its ${fleet.instances.length} vLLM instances`);
+    say(
+      fleet.instances[0]?.gpu === undefined // a launch of one: its vLLM takes the environment's GPUs
+        ? `launch (pid ${process.pid}) is stopping vLLM`
+        : `launch (pid ${process.pid}) is stopping HAProxy and its ${fleet.instances.length} vLLM instances`,
+    );
     fleet.io.err("studio-serve: `studio-serve stop` asked to stop\n");
     fleet.stop.abort();
     return true;
@@ -369,8 +412,7 @@ async function stopEverything(fleet: Fleet, control: NetServer): Promise<void> {
   await fleet.balancer?.group.stop({ graceMs: fleet.plan.stopGraceMs, signal: "SIGUSR1" });
   const signal = graceful(fleet.stopSignal);
   await Promise.all(fleet.instances.map((instance) => stopInstance(instance, stopReason(fleet), signal)));
-  control.close();
-  rmSync(fleet.dir, { recursive: true, force: true });
+  closeRuntimeDir(fleet, control);
 }
 
 async function waitForListening(host: string, port: number, stop: AbortSignal): Promise<boolean> {

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { leftGroupState, processStartTicks, stopLeftGroup } from "@finetune-studio/internal";
 import { writeFilesTogether } from "../shared/safe-files.js";
 
-// What a multi-instance launch runs, written to DIR/state.json whenever it changes (an instance restarted):
+// What a launch runs (HAProxy and its instances, or a launch of one's vLLM), written to DIR/state.json whenever it changes (an instance restarted):
 // if launch itself is killed, HAProxy and the instances go on serving, and the next `launch`, `stop` or
 // `status` on the port reads this file to find them, check they are still the same processes, and stop them.
 
@@ -86,7 +86,11 @@ export function leftParts(state: LaunchState): LeftPart[] {
   if (state.balancer !== undefined) parts.push({ name: "HAProxy", group: state.balancer, signal: "SIGUSR1" });
   for (const [i, instance] of state.instances.entries()) {
     if (instance.group !== undefined) {
-      const name = `vLLM instance ${i} (port ${instance.port}, GPU ${instance.gpu})`;
+      // A launch of one records no GPU: its vLLM took the environment's.
+      const name =
+        instance.gpu === ""
+          ? `vLLM (port ${instance.port})`
+          : `vLLM instance ${i} (port ${instance.port}, GPU ${instance.gpu})`;
       parts.push({ name, group: instance.group, signal: "SIGTERM" });
     }
   }

@@ -6,11 +6,15 @@ import type { FleetLayout } from "./types.js";
 
 /** More instances than one machine holds GPUs for is a typo. */
 export const MAX_INSTANCES = 16;
+/** GPUs one launch spreads its instances over, tensor parallelism included. */
+const MAX_GPUS = 64;
 const GPU_ID = /^(?:\d{1,3}|GPU-[0-9a-fA-F-]{8,64}|MIG-[0-9a-fA-F/-]{8,80})$/;
 
 /**
- * `--instances N` (GPUs 0..N-1) or `--gpus 0,1,...` (one instance per GPU, by index or UUID); both must
- * agree. With neither, no GPUs: a launch of one, on the port clients call, in the environment's GPUs.
+ * `--instances N` (GPUs 0..N*T-1) or `--gpus 0,1,...` (by index or UUID); both must agree. Each instance
+ * gets T = --tensor-parallel-size GPUs of its own, disjoint and in the order given, since vLLM shards the
+ * model over every GPU it sees and refuses a tensor parallel size above their count. With neither flag, no
+ * GPUs: a launch of one, on the port clients call, in the environment's GPUs.
  */
 export function parseLayout(parsed: ParsedServeArgs): FleetLayout {
   const { values } = parsed;
@@ -26,27 +30,51 @@ export function parseLayout(parsed: ParsedServeArgs): FleetLayout {
         helpFor,
       );
     }
-    return { gpus: [], runtimeLora, maxConnections: undefined };
+    return { gpus: [], gpusFlag: "--instances", runtimeLora, maxConnections: undefined };
   }
+  // A bad value is the builder's to refuse, by its rule, before anything starts.
+  const tp = parsed.options.tensorParallelSize;
+  const perInstance = typeof tp === "number" && Number.isInteger(tp) && tp >= 1 ? tp : 1;
+  const tpNote = perInstance === 1 ? "" : ` of --tensor-parallel-size ${perInstance}`;
   let gpus: string[] | undefined;
   if (gpusText !== undefined) {
     gpus = gpusText.split(",");
     const bad = gpus.find((gpu) => !GPU_ID.test(gpu));
-    if (bad !== undefined || gpus.length > MAX_INSTANCES || new Set(gpus).size !== gpus.length) {
+    if (bad !== undefined || gpus.length > MAX_GPUS || new Set(gpus).size !== gpus.length) {
       throw new UsageError(
-        `--gpus: must list 1 to ${MAX_INSTANCES} different GPU indexes or UUIDs separated by commas (given ${JSON.stringify(gpusText.slice(0, 80))})`,
+        `--gpus: must list 1 to ${MAX_GPUS} different GPU indexes or UUIDs separated by commas (given ${JSON.stringify(gpusText.slice(0, 80))})`,
+        helpFor,
+      );
+    }
+    if (gpus.length % perInstance !== 0) {
+      throw new UsageError(
+        `--gpus: ${gpus.length} GPUs do not make whole instances${tpNote} (each instance takes ${perInstance})`,
         helpFor,
       );
     }
   }
+  let count = (gpus?.length ?? 0) / perInstance;
   if (instancesText !== undefined) {
-    const count = inHelp(helpFor, () => wholeNumber(instancesText, "--instances", 1, MAX_INSTANCES));
-    if (gpus !== undefined && gpus.length !== count) {
-      throw new UsageError(`--instances: ${count} does not match the ${gpus.length} GPUs of --gpus`, helpFor);
+    count = inHelp(helpFor, () => wholeNumber(instancesText, "--instances", 1, MAX_INSTANCES));
+    if (gpus !== undefined && gpus.length !== count * perInstance) {
+      throw new UsageError(
+        perInstance === 1
+          ? `--instances: ${count} does not match the ${gpus.length} GPUs of --gpus`
+          : `--instances: ${count} instances${tpNote} need ${count * perInstance} GPUs; --gpus lists ${gpus.length}`,
+        helpFor,
+      );
     }
-    gpus ??= Array.from({ length: count }, (_, i) => String(i));
+    gpus ??= Array.from({ length: count * perInstance }, (_, i) => String(i));
   }
-  return { gpus: gpus ?? [], runtimeLora, maxConnections };
+  if (count > MAX_INSTANCES) {
+    throw new UsageError(`--gpus: makes ${count} instances; at most ${MAX_INSTANCES}`, helpFor);
+  }
+  const all = gpus ?? [];
+  const groups = Array.from({ length: count }, (_, i) =>
+    all.slice(i * perInstance, (i + 1) * perInstance).join(","),
+  );
+  const gpusFlag = gpusText === undefined ? "--instances" : "--gpus";
+  return { gpus: groups, gpusFlag, runtimeLora, maxConnections };
 }
 
 /** `--max-connections N`: the front door's limit, within what HAProxy's configuration accepts. */

@@ -12,7 +12,7 @@ import {
 } from "./launch-state.js";
 
 /**
- * The private directory of a multi-instance launch (mode 0700): the control socket, HAProxy's configuration
+ * The private directory of a launch (mode 0700): the control socket, HAProxy's configuration
  * and runtime socket, and the state file. Its name holds the user and the port clients use, so
  * `studio-serve reload --port P`, `adapter ... --port P` and `stop --port P` find the launch unaided.
  */

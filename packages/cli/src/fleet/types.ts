@@ -8,8 +8,13 @@ import type { Instance } from "./instance.js";
  * clients call, with no balancer; and whether adapters may change at runtime.
  */
 export interface FleetLayout {
-  /** The GPUs, one instance each; empty for a launch of one without --instances or --gpus. */
+  /**
+   * Each instance's GPUs, as its CUDA_VISIBLE_DEVICES ("0" or, with tensor parallelism, "0,1"), disjoint;
+   * empty for a launch of one without --instances or --gpus.
+   */
   gpus: string[];
+  /** The flag the GPUs came from, as the user typed it, for messages about them. */
+  gpusFlag: "--gpus" | "--instances";
   runtimeLora: boolean;
   /** The front door's connection limit (--max-connections), when the user set one. */
   maxConnections: number | undefined;

@@ -6,6 +6,7 @@ import { type CliIo, inHelp, UsageError } from "../shared/io.js";
 import { LAUNCH_TIMEOUT_FLAG, STOP_TIMEOUT_FLAG } from "../shared/launch-flags.js";
 import { errorText } from "../shared/messages.js";
 import { INHERITED_KEY_NOTE, type KeySource, keySource, type ParsedServeArgs } from "../shared/serve-args.js";
+import { checkAdapterPaths } from "./adapter-paths.js";
 
 /** Everything launch will do, decided and checked before anything starts. */
 export interface LaunchPlan {
@@ -48,6 +49,7 @@ export function planLaunch(parsed: ParsedServeArgs, io: CliIo): LaunchPlan {
     }
     throw error;
   }
+  checkAdapterPaths(parsed.options, io.env, helpFor);
   let chat: ChatClient;
   try {
     chat = createChatClient({

@@ -13,7 +13,7 @@ export const LAUNCH_PORT_FLAG = ruleFlag(
   "port",
   {
     valueName: "P",
-    help: "the port the launch serves on",
+    help: "the port the launch serves on: its HAProxy, or its one vLLM",
     fallback: DEFAULT_LAUNCH_PORT,
   },
   launchPort,

@@ -10,6 +10,11 @@ export interface CliIo {
    * undefined. A child's output is paused meanwhile, so launch never buffers without bound.
    */
   errCaughtUp?(): Promise<void> | undefined;
+  /**
+   * Calls `listener` once, when the reader of stdout or stderr has gone (a closed pipe): a command that
+   * started processes stops them in order, as on SIGTERM. Returns the unsubscribe.
+   */
+  onOutputClosed?(listener: () => void): () => void;
 }
 
 /** A bad command line, reported as one line and exit code 2. */

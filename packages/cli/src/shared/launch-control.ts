@@ -15,7 +15,7 @@ export async function talkToLaunch(
   );
   if (outcome === "unreachable") {
     io.err(
-      `studio-serve: no multi-instance launch runs on port ${port} for this user (start one with launch ... --instances N)\n`,
+      `studio-serve: no launch runs on port ${port} for this user (start one with launch ... --instances N)\n`,
     );
     return ExitCode.Failure;
   }

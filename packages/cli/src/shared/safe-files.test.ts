@@ -1,7 +1,16 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { tempDir } from "../test/cli-process.js";
+import { sharedFileMode } from "../test/file-mode.js";
 import { FileWriteError, openToAppend, writeFilesTogether, writeFreshFile } from "./safe-files.js";
 
 describe("safe-files", () => {
@@ -50,5 +59,16 @@ describe("safe-files", () => {
     writeFreshFile(join(dir, "pid"), "123\n");
     expect(readFileSync(join(dir, "pid"), "utf8")).toBe("123\n");
     expect(existsSync(join(dir, `.pid.${process.pid}.tmp`))).toBe(false);
+  });
+
+  it("writes private files 0600 by default and shared ones 0644 (less the umask)", () => {
+    const dir = tempDir("safe-files-");
+    writeFilesTogether(dir, [{ name: "state.json", text: "{}\n" }]);
+    writeFilesTogether(dir, [{ name: "prometheus.yml", text: "x\n" }], "shared");
+    writeFreshFile(join(dir, "pid"), "1\n");
+    expect(statSync(join(dir, "state.json")).mode & 0o777).toBe(0o600);
+    expect(statSync(join(dir, "pid")).mode & 0o777).toBe(0o600);
+    expect(sharedFileMode() & 0o044).not.toBe(0); // the umask here lets others read, or the test proves nothing
+    expect(statSync(join(dir, "prometheus.yml")).mode & 0o777).toBe(sharedFileMode());
   });
 });

@@ -6,6 +6,15 @@ import { errorText } from "./messages.js";
 // is never opened through a symbolic link, and a set of files that belong together is written whole or not
 // at all (each to a temporary name first, then renamed into place).
 
+/**
+ * Who may read a new file: "private" (0600) for anything that may hold a secret (a pid, a log, a launch's
+ * state); "shared" (0644, less the umask) for files meant for other users, such as a Prometheus
+ * configuration its own user must read, or bench results.
+ */
+export type FileAccess = "private" | "shared";
+
+const MODE_OF: Record<FileAccess, number> = { private: 0o600, shared: 0o644 };
+
 /** A file could not be written as asked; the message names the path and the rule. */
 export class FileWriteError extends Error {
   override readonly name = "FileWriteError";
@@ -22,12 +31,16 @@ export function openToAppend(path: string): number {
   }
 }
 
-/** Writes `text` to a new file at `path` (mode 600): a regular file left there is replaced, a link refused. */
-export function writeFreshFile(path: string, text: string): void {
+/** Writes `text` to a new file at `path` (private unless asked): a regular file left there is replaced, a link refused. */
+export function writeFreshFile(path: string, text: string, access: FileAccess = "private"): void {
   if (kindOf(path) === "file") rmSync(path, { force: true });
   let fd: number;
   try {
-    fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NO_FOLLOW, 0o600);
+    fd = openSync(
+      path,
+      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NO_FOLLOW,
+      MODE_OF[access],
+    );
   } catch (error) {
     throw refusal(path, error);
   }
@@ -42,7 +55,11 @@ export function writeFreshFile(path: string, text: string): void {
  * Writes every file into `dir` (made if missing), or none of them: each is written to a temporary name
  * beside its target, and only when all are written are they renamed into place, last file first.
  */
-export function writeFilesTogether(dir: string, files: readonly { name: string; text: string }[]): string[] {
+export function writeFilesTogether(
+  dir: string,
+  files: readonly { name: string; text: string }[],
+  access: FileAccess = "private",
+): string[] {
   try {
     mkdirSync(dir, { recursive: true });
   } catch (error) {
@@ -59,7 +76,7 @@ export function writeFilesTogether(dir: string, files: readonly { name: string; 
   try {
     files.forEach((file, index) => {
       const temporary = join(dir, `.${basename(file.name)}.${process.pid}.tmp`);
-      writeFreshFile(temporary, file.text);
+      writeFreshFile(temporary, file.text, access);
       temporaries[index] = temporary;
     });
   } catch (error) {

@@ -62,6 +62,7 @@ describe("probeInstance", () => {
       { path: "/health", authorization: undefined },
       { path: "/v1/models", authorization: "Bearer sk-local" },
       { path: "/metrics", authorization: undefined },
+      { path: "/metrics", authorization: undefined },
     ]);
   });
 
@@ -157,7 +158,7 @@ describe("probeInstance", () => {
       state: "up",
       detail: "the API key was not sent: plain http to another machine would expose it",
     });
-    expect(seen).toEqual([null, null, null]);
+    expect(seen).toEqual([null, null, null, null]);
   });
 
   it("sends the key over plain http to this machine's unspecified address, as the client allows", async () => {
@@ -168,6 +169,25 @@ describe("probeInstance", () => {
       fetch,
     });
     expect(status).toMatchObject({ state: "up", detail: null });
-    expect(seen).toEqual([null, "Bearer sk-x", null]);
+    expect(seen).toEqual([null, "Bearer sk-x", null, null]);
+  });
+
+  it("shows no metrics when back-to-back /metrics reads come from two processes (a balancer)", async () => {
+    let reads = 0;
+    const balanced: Routes = {
+      ...vllm,
+      "/metrics": (_request, response) => {
+        reads += 1;
+        response.end(`process_start_time_seconds ${reads % 2 === 0 ? "1.7e9" : "1.7000001e9"}\n${PAGE}`);
+      },
+    };
+    const status = await probe(balanced);
+    expect(status).toMatchObject({ state: "mixed", metrics: null });
+    expect(status.detail).toMatch(/^\/metrics answered from 2 processes \(started .*\): a balancer/);
+    const same = await probe({
+      ...vllm,
+      "/metrics": answer(200, `process_start_time_seconds 1.7e9\n${PAGE}`),
+    });
+    expect(same).toMatchObject({ state: "up", detail: null });
   });
 });

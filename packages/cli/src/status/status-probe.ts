@@ -26,8 +26,10 @@ export interface InstanceStatus {
    * up: /health answered 200. refused: nothing listens (vLLM stopped, or still loading its weights: it only
    * listens once they are loaded). timeout: no answer in time. unhealthy: /health answered another status
    * (503 while the engine is dead). garbage: it answers, but not as vLLM. unreachable: another network failure.
+   * mixed: its /metrics reads came from more than one vLLM process (a balancer in front of several instances,
+   * or a restart between reads), whose counters cannot be compared: nothing is shown rather than a mix.
    */
-  state: "up" | "refused" | "timeout" | "unhealthy" | "garbage" | "unreachable";
+  state: "up" | "refused" | "timeout" | "unhealthy" | "garbage" | "unreachable" | "mixed";
   /** Why it is not up, or what could not be read from an instance that is. */
   detail: string | null;
   /** The served model and adapters (an adapter's `parent` is the model it applies to); null when unread. */
@@ -106,18 +108,53 @@ export async function probeInstance(
     }
   }
 
-  const scraped = await scrapeMetrics(chatWithin(MAX_METRICS_BYTES), signal, timeoutMs);
-  if (typeof scraped === "string") {
-    notes.push(scraped);
+  const metricsChat = chatWithin(MAX_METRICS_BYTES);
+  const first = await scrapeMetrics(metricsChat, signal, timeoutMs);
+  if (typeof first === "string") {
+    notes.push(first);
     status.detail = notes.join("; ");
     return { status, scrape: undefined };
   }
+  // A second read straight after: a balancer in front of several instances answers it from another one.
+  const again = await scrapeMetrics(metricsChat, signal, timeoutMs);
+  const scraped = typeof again === "string" ? first : again;
+  const mixed = mixedProcesses([earlier, first, scraped]);
+  if (mixed !== undefined) return down(status, "mixed", mixed);
   status.metrics = summarizeVllmMetrics(scraped, earlier, { maxChars: MAX_METRICS_BYTES });
   if (!status.metrics.readable) {
     return down(status, "garbage", `/metrics is not vLLM's: ${status.metrics.reason}`);
   }
   status.detail = notes.length === 0 ? null : notes.join("; ");
   return { status, scrape: scraped };
+}
+
+/**
+ * Which process answered a /metrics read: vLLM serves prometheus_client's default registry, whose process
+ * collector exports `process_start_time_seconds` (seconds since the epoch) beside the vllm: series.
+ */
+function processStart(scrape: MetricsScrape): number | undefined {
+  const match = /^process_start_time_seconds ([0-9.eE+]+)\s*$/m.exec(scrape.text);
+  const seconds = match === null ? Number.NaN : Number(match[1]);
+  return Number.isFinite(seconds) ? seconds : undefined;
+}
+
+/**
+ * Why these reads of one URL cannot be compared (they came from processes started at different times), or
+ * undefined when they can: a server without the start time is taken as one process, as before.
+ */
+function mixedProcesses(scrapes: readonly (MetricsScrape | undefined)[]): string | undefined {
+  const starts = new Set<number>();
+  for (const scrape of scrapes) {
+    const start = scrape === undefined ? undefined : processStart(scrape);
+    if (start !== undefined) starts.add(start);
+  }
+  if (starts.size < 2) return undefined;
+  const times = [...starts].map((start) => new Date(start * 1000).toISOString()).join(" and ");
+  return (
+    `/metrics answered from ${starts.size} processes (started ${times}): a balancer in front of several ` +
+    "instances, or a restart between reads; their counters cannot be mixed. Name each instance's own URL, " +
+    "or use --launch P for a studio-serve launch on this machine"
+  );
 }
 
 /** One read of /metrics (vLLM's Prometheus text), timed, or why it failed. */

@@ -1,5 +1,8 @@
+import { execFileSync } from "node:child_process";
+import { chmodSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import type { ManagedProcess } from "@finetune-studio/testing";
-import { startCli } from "./cli-process.js";
+import { startCli, tempDir } from "./cli-process.js";
 
 // A multi-instance launch of the light stand-in vLLM (no Prism; it refuses connections while it loads and
 // cuts in-flight requests on SIGTERM, as vLLM does), for the fleet tests.
@@ -21,4 +24,28 @@ export function startFleet(
   const proc = startCli([...args, "--stop-timeout", "5", ...more], env);
   running.push(proc);
   return proc;
+}
+
+/** Processes of a launch still alive: a stand-in vLLM on one of `ports`, or HAProxy on its runtime directory. */
+export function leftOver(ports: readonly number[], dir: string): string[] {
+  const out = execFileSync("ps", ["-e", "-o", "pid=,args="], { encoding: "utf8" });
+  return out
+    .split("\n")
+    .filter(
+      (line) =>
+        line.includes(dir) || ports.some((port) => new RegExp(`fake-vllm.*--port ${port}( |$)`).test(line)),
+    );
+}
+
+/** A PATH directory with an `nvidia-smi -L` that lists `count` GPUs. */
+export function smiListing(count: number): string {
+  const bin = tempDir("smi-");
+  const lines = Array.from(
+    { length: count },
+    (_, i) =>
+      `echo 'GPU ${i}: NVIDIA H100 (UUID: GPU-${String(i).padStart(8, "0")}-2222-3333-4444-555555555555)'`,
+  );
+  writeFileSync(join(bin, "nvidia-smi"), `#!/bin/sh\n${lines.join("\n")}\n`);
+  chmodSync(join(bin, "nvidia-smi"), 0o755);
+  return bin;
 }

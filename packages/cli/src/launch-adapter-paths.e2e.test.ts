@@ -1,0 +1,58 @@
+import { mkdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { getFreePort, type ManagedProcess, waitForOutput } from "@finetune-studio/testing";
+import { afterEach, describe, expect, it } from "vitest";
+import { adapterDir } from "./test/adapter-dir.js";
+import { fakeVllmEnv, startCli, tempDir } from "./test/cli-process.js";
+
+// Issue #31: vLLM resolves a LoRA adapter's path only after it has loaded the base model's weights, so a
+// mistyped local path costs a whole load before it fails. launch checks local paths first, by vLLM's rule
+// (absolute, `~/`, `.`, or a relative path that exists here is local; anything else is a hub id).
+
+const running: ManagedProcess[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((proc) => proc.stop()));
+});
+
+function launchLora(adapter: string, env: NodeJS.ProcessEnv, port: number, cwd?: string): ManagedProcess {
+  const args = ["launch", "lora", "acme/base", "--adapter", adapter, "--port", String(port)];
+  const proc = startCli([...args, "--stop-timeout", "5"], env, cwd);
+  running.push(proc);
+  return proc;
+}
+
+describe("launch lora: local adapter paths are checked before vLLM starts", { timeout: 120_000 }, () => {
+  const missing = join(tempDir("adapter-missing-"), "no-such-adapter");
+  const empty = tempDir("adapter-empty-");
+  const gone = adapterDir("deleted");
+  rmSync(gone, { recursive: true });
+  mkdirSync(join(empty, "sub"));
+
+  it.each([
+    ["an absolute path that does not exist", `sql=${missing}`, /--adapter #1 path: no such directory/],
+    ["a deleted adapter", `sql=${gone}`, /--adapter #1 path: no such directory/],
+    ["a relative ./ path that does not exist", "sql=./adapters/sql", /--adapter #1 path: no such directory/],
+    ["a directory without adapter_config.json", `sql=${empty}`, /has no adapter_config\.json/],
+    ["a file, not a directory", `sql=${process.execPath}`, /is not a directory/],
+  ])("refuses %s with exit code 2, and vLLM never starts", async (_name, adapter, message) => {
+    const fake = fakeVllmEnv();
+    const proc = launchLora(adapter, fake.env, await getFreePort(), empty);
+    expect(await proc.exited).toBe(2);
+    expect(proc.output()).toMatch(message);
+    expect(proc.output()).toContain("vLLM would load the base model first, then fail");
+    expect(fake.record()).toBeUndefined();
+  });
+
+  it("passes a hub id and an adapter directory to vLLM as given", async () => {
+    const fake = fakeVllmEnv();
+    const local = adapterDir("sql");
+    const port = await getFreePort();
+    const args = ["launch", "lora", "acme/base", "--adapter", "hub=acme/support-lora", "--adapter"];
+    const proc = startCli([...args, `sql=${local}`, "--port", String(port), "--stop-timeout", "5"], fake.env);
+    running.push(proc);
+    await waitForOutput(proc, /^ready: /m, 60_000);
+    expect(fake.record()?.argv).toEqual(expect.arrayContaining(["hub=acme/support-lora", `sql=${local}`]));
+    proc.child.kill("SIGINT");
+    expect(await proc.exited).toBe(0);
+  });
+});

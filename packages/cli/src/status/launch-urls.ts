@@ -1,0 +1,51 @@
+import { isThisMachine } from "@finetune-studio/internal";
+import { callControl } from "../fleet/control.js";
+import { describeParts } from "../fleet/launch-state.js";
+import { controlSocketOf, findLaunch, runtimeDirOf } from "../fleet/runtime-dir.js";
+import type { CliIo } from "../shared/io.js";
+
+/** The instances of the launch serving on a port: their root URLs, and what to say of a killed launch. */
+export interface LaunchUrls {
+  urls: string[];
+  /** Set when the launch was killed and its instances serve on: what still runs, and how to stop it. */
+  killed: string | undefined;
+}
+
+/**
+ * The root URLs of the instances the launch on `port` (of this user) manages: asked on its control socket,
+ * or read from the state a killed one left (its instances may still serve). Undefined when none runs there.
+ */
+export async function launchUrls(port: number, io: CliIo): Promise<LaunchUrls | undefined> {
+  const dir = runtimeDirOf(port, io.env);
+  const lines: string[] = [];
+  const outcome = await callControl(controlSocketOf(dir), { op: "instances" }, (line) => {
+    lines.push(line);
+  });
+  if (outcome === true) return { urls: lines, killed: undefined };
+  const found = await findLaunch(dir);
+  if (found.kind !== "left") return undefined;
+  return {
+    urls: found.state.instances.map((instance) => `http://127.0.0.1:${instance.port}`),
+    killed: `the launch on port ${port} (pid ${found.state.launch.pid}) was killed; ${describeParts(found.parts)} still run. \`studio-serve stop --port ${port}\` stops them; a new launch on the port does too.`,
+  };
+}
+
+/**
+ * `url` as status should read it: a launch's front door on this machine (HAProxy on the port a `launch
+ * --instances N` serves) answers each read from another instance, so successive /metrics reads would mix
+ * their counters; it stands for the launch's instances, each read on its own port, as `--launch P` does.
+ * Any other URL (a launch of one's own port included: its one vLLM answers there) is kept.
+ */
+export async function behindFrontDoor(url: string, io: CliIo): Promise<string[]> {
+  const { hostname, port, protocol } = new URL(url);
+  if (protocol !== "http:" || port === "" || !isThisMachine(hostname)) return [url];
+  const launch = await launchUrls(Number(port), io);
+  if (launch === undefined) return [url];
+  const own = launch.urls.length === 1 && new URL(launch.urls[0] ?? url).port === port;
+  if (own) return [url];
+  io.err(
+    `studio-serve: ${url} is the front door (HAProxy) of the launch on port ${port}: showing its ${launch.urls.length} instances, as --launch ${port} does\n`,
+  );
+  if (launch.killed !== undefined) io.err(`studio-serve: ${launch.killed}\n`);
+  return launch.urls;
+}
