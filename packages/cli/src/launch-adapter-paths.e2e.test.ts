@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { adapterDir } from "./test/adapter-dir.js";
 import { fakeVllmEnv, startCli, tempDir } from "./test/cli-process.js";
 
-// Issue #31: vLLM resolves a LoRA adapter's path only after it has loaded the base model's weights, so a
+// vLLM resolves a LoRA adapter's path only after it has loaded the base model's weights, so a
 // mistyped local path costs a whole load before it fails. launch checks local paths first, by vLLM's rule
 // (absolute, `~/`, `.`, or a relative path that exists here is local; anything else is a hub id).
 

@@ -12,7 +12,7 @@ import { CLI, exitOf, fakeVllmEnv, isAlive, startCli } from "./test/cli-process.
 import { LIGHT_VLLM, leftOver } from "./test/fleet-launch.js";
 import { runCapture } from "./test/run-cli.js";
 
-// Issue #31: a launch of one is a launch like any other (`status --launch`, `stop`, `reload` and `bench
+// A launch of one is a launch like any other (`status --launch`, `stop`, `reload` and `bench
 // --launch` find it), and whatever way launch ends, a closed output pipe included, it leaves no process
 // and no runtime directory behind.
 

@@ -4,7 +4,7 @@ import { fakeVllmEnv, tempDir } from "./test/cli-process.js";
 import { FLEET_READY, LIGHT_VLLM, startFleet } from "./test/fleet-launch.js";
 import { runCapture } from "./test/run-cli.js";
 
-// Issue #31: `status` on the URL `launch --instances 2` prints. Each read through HAProxy may land on another
+// `status` on the URL `launch --instances 2` prints. Each read through HAProxy may land on another
 // instance, so two /metrics reads of that URL would mix two instances' counters (token rates and "restarted"
 // on idle instances). status recognises a launch's front door by the launch's state and shows its instances;
 // behind a balancer it cannot recognise (here: the same HAProxy, with the launch's state out of sight), the

@@ -9,7 +9,7 @@ import { fakeVllmEnv } from "./test/cli-process.js";
 import { FLEET_READY, LIGHT_VLLM, smiListing, startFleet } from "./test/fleet-launch.js";
 import { runCapture } from "./test/run-cli.js";
 
-// Issue #31: `launch --instances N --tensor-parallel-size T` gives each instance T GPUs of its own. vLLM shards
+// `launch --instances N --tensor-parallel-size T` gives each instance T GPUs of its own. vLLM shards
 // the model over the GPUs it sees and refuses a tensor parallel size above their count (the stand-in does as
 // vLLM's multiproc executor does), so one GPU per instance told TP 2 could never start. Too few GPUs on the
 // machine is refused before anything starts.
