@@ -3,7 +3,7 @@ import { Agent } from "node:http";
 import { join } from "node:path";
 import { getFreePortFollowedBy, type ManagedProcess, waitForOutput } from "@finetune-studio/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { runtimeDirOf } from "./fleet/runtime-dir.js";
+import { runtimeDirOf } from "./supervise/runtime-dir.js";
 import { chatOnce, loadThrough } from "./test/chat-load.js";
 import { fakeVllmEnv, startCli, tempDir } from "./test/cli-process.js";
 import { FLEET_READY, LIGHT_VLLM, leftOver, startFleet } from "./test/fleet-launch.js";

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { getFreePortFollowedBy, type ManagedProcess, waitForOutput } from "@finetune-studio/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { runtimeDirOf } from "./fleet/runtime-dir.js";
+import { runtimeDirOf } from "./supervise/runtime-dir.js";
 import { loadThrough } from "./test/chat-load.js";
 import { fakeVllmEnv, isAlive } from "./test/cli-process.js";
 import { FLEET_READY, LIGHT_VLLM, startFleet } from "./test/fleet-launch.js";

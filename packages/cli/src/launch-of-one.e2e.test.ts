@@ -7,7 +7,7 @@ import {
   waitForOutput,
 } from "@finetune-studio/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { runtimeDirOf } from "./fleet/runtime-dir.js";
+import { runtimeDirOf } from "./supervise/runtime-dir.js";
 import { CLI, exitOf, fakeVllmEnv, isAlive, startCli } from "./test/cli-process.js";
 import { LIGHT_VLLM, leftOver } from "./test/fleet-launch.js";
 import { runCapture } from "./test/run-cli.js";

@@ -134,7 +134,7 @@ export interface LoadLevel {
   shape: LoadShape;
 }
 
-export interface BenchPlan {
+export interface BenchRun {
   levels: LoadLevel[];
   /** "rate" or "concurrency": what the levels vary. */
   loadName: "request rate (req/s)" | "concurrency";
@@ -152,7 +152,7 @@ export interface BenchPlan {
  * Reads the load flags: --rate, --concurrency or --sweep (default: one request at a time); --concurrency
  * with --rate or a rate sweep caps the requests in flight (see `maxConcurrencyOf`).
  */
-export function planBench(parsed: ParsedFlags): BenchPlan {
+export function readBenchRun(parsed: ParsedFlags): BenchRun {
   giveOne(parsed, [RATE_FLAG, SWEEP_FLAG], " way to offer the load");
   const maxConcurrency = maxConcurrencyOf(parsed);
   const burstiness = parsed.get(BURSTINESS_FLAG);
@@ -174,7 +174,7 @@ export function planBench(parsed: ParsedFlags): BenchPlan {
     shape: { kind: "concurrency", concurrency },
   });
   let levels: LoadLevel[];
-  let loadName: BenchPlan["loadName"] = "concurrency";
+  let loadName: BenchRun["loadName"] = "concurrency";
   const rate = parsed.get(RATE_FLAG);
   const sweep = parsed.get(SWEEP_FLAG);
   if (rate !== undefined) {

@@ -10,14 +10,14 @@ import {
 } from "@finetune-studio/serve-kit";
 import {
   BENCH_FLAGS,
-  type BenchPlan,
+  type BenchRun,
   DATASET_FLAG,
   LOAD_FLAGS,
   type LoadLevel,
   MODEL_FLAG,
   OUTPUT_FLAGS,
-  planBench,
   REQUEST_FLAGS,
+  readBenchRun,
   SLO_FLAGS,
 } from "../bench/options.js";
 import { datasetRequests, syntheticRequests } from "../bench/prompts.js";
@@ -60,7 +60,7 @@ async function runBench(args: readonly string[], io: CliIo): Promise<number> {
     return ExitCode.Ok;
   }
   const url = targetUrl(parsed.positionals, parsed.get(LAUNCH_FLAG));
-  const plan = planBench(parsed);
+  const plan = readBenchRun(parsed);
   const apiKey = readApiKey(parsed.get(API_KEY_ENV_FLAG), io.env);
   const dataset = parsed.get(DATASET_FLAG);
   for (const warning of unreachableLevels(plan.durationMs === undefined ? plan.levels : [], plan.requests)) {
@@ -138,7 +138,7 @@ async function measureLevel(
   chat: ChatClient,
   requests: Parameters<typeof runLoad>[0]["requests"],
   level: LoadLevel,
-  plan: BenchPlan,
+  plan: BenchRun,
   signal: AbortSignal,
   io: CliIo,
   apiKey: string | undefined,
@@ -208,7 +208,7 @@ function progressLine(label: string, io: CliIo) {
 
 function report(
   measured: readonly Measured[],
-  plan: BenchPlan,
+  plan: BenchRun,
   target: { url: string; model: string },
   output: { json: boolean; out: string | undefined },
   io: CliIo,

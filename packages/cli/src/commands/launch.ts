@@ -1,5 +1,3 @@
-import { runFleet } from "../fleet/fleet.js";
-import { parseLayout } from "../fleet/layout.js";
 import { checkServeFits } from "../plan/fit-check.js";
 import { ExitCode } from "../shared/exit-codes.js";
 import { flagHelp, switchFlag, textFlag } from "../shared/flags.js";
@@ -7,11 +5,13 @@ import { SERVE_HELP } from "../shared/help.js";
 import type { CliIo } from "../shared/io.js";
 import { LAUNCH_TIMEOUT_FLAG, STOP_TIMEOUT_FLAG } from "../shared/launch-flags.js";
 import { parseServeArgs, SERVE_FLAGS } from "../shared/serve-args.js";
+import { runFleet } from "../supervise/fleet.js";
+import { parseLayout } from "../supervise/layout.js";
 import type { CliCommand } from "./command-type.js";
 
 // launch's own flags. Their values are checked where they are used, before anything starts: the durations
-// (declared with their rules in shared/launch-flags.ts) and the log directory by launch/plan.ts, the
-// instances by fleet/layout.ts, each with the shared rules.
+// (declared with their rules in shared/launch-flags.ts) and the log directory by instance/launch-settings.ts, the
+// instances by supervise/layout.ts, each with the shared rules.
 const WAIT_FLAGS = [LAUNCH_TIMEOUT_FLAG, STOP_TIMEOUT_FLAG];
 const LOG_FLAGS = [
   textFlag("log-dir", {

@@ -1,13 +1,13 @@
 import { existsSync } from "node:fs";
 import { escapeForTerminal } from "@finetune-studio/internal";
-import { callControl } from "../fleet/control.js";
-import { cleanUpLeftLaunch, controlSocketOf, findLaunch, runtimeDirOf } from "../fleet/runtime-dir.js";
 import { sleep } from "../shared/abortable-sleep.js";
 import { LAUNCH_PORT_FLAG } from "../shared/common-flags.js";
 import { ExitCode } from "../shared/exit-codes.js";
 import { describedAs, flagHelp, parseFlags, refuseExtraWords } from "../shared/flags.js";
 import type { CliIo } from "../shared/io.js";
 import { STOP_TIMEOUT_FLAG } from "../shared/launch-flags.js";
+import { callControl } from "../supervise/control.js";
+import { cleanUpLeftLaunch, controlSocketOf, findLaunch, runtimeDirOf } from "../supervise/runtime-dir.js";
 import type { CliCommand } from "./command-type.js";
 
 const FLAGS = [

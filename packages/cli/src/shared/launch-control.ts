@@ -1,6 +1,6 @@
 import { escapeForTerminal } from "@finetune-studio/internal";
-import { callControl } from "../fleet/control.js";
-import { controlSocketOf, runtimeDirOf } from "../fleet/runtime-dir.js";
+import { callControl } from "../supervise/control.js";
+import { controlSocketOf, runtimeDirOf } from "../supervise/runtime-dir.js";
 import { ExitCode } from "./exit-codes.js";
 import type { CliIo } from "./io.js";
 

@@ -1,5 +1,5 @@
 // The durations a launch is stopped and waited by: `launch` takes both, `stop` the stop timeout (for what a
-// killed launch left). Declared once, with their rule and default; launch/plan.ts reads them.
+// killed launch left). Declared once, with their rule and default; instance/launch-settings.ts reads them.
 import { secondsFlag } from "./flags.js";
 
 /** Downloading and loading the weights can take long. */

@@ -1,8 +1,8 @@
 import { isThisMachine } from "@finetune-studio/internal";
-import { callControl } from "../fleet/control.js";
-import { describeParts } from "../fleet/launch-state.js";
-import { controlSocketOf, findLaunch, runtimeDirOf } from "../fleet/runtime-dir.js";
 import type { CliIo } from "../shared/io.js";
+import { callControl } from "../supervise/control.js";
+import { describeParts } from "../supervise/launch-state.js";
+import { controlSocketOf, findLaunch, runtimeDirOf } from "../supervise/runtime-dir.js";
 
 /** The instances of the launch serving on a port: their root URLs, and what to say of a killed launch. */
 export interface LaunchUrls {

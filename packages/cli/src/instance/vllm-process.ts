@@ -3,8 +3,8 @@ import { rmSync } from "node:fs";
 import { type ChildExit, escapeForTerminal, type ProcessGroup, spawnGroup } from "@finetune-studio/internal";
 import type { CliIo } from "../shared/io.js";
 import { FileWriteError, writeFreshFile } from "../shared/safe-files.js";
+import type { LaunchSettings } from "./launch-settings.js";
 import { LogLines, RecentLines } from "./log-lines.js";
-import type { LaunchPlan } from "./plan.js";
 import type { Prepared } from "./preflight.js";
 
 export interface RunningVllm {
@@ -21,7 +21,7 @@ export interface RunningVllm {
  * only launch, which passes it on once to vLLM and its workers alike. Each line goes to the screen (escaped,
  * prefixed `[vllm]`) and, as printed, to the log file; the group id goes to the screen and the pid file.
  */
-export function startVllm(plan: LaunchPlan, prepared: Prepared, io: CliIo): RunningVllm {
+export function startVllm(plan: LaunchSettings, prepared: Prepared, io: CliIo): RunningVllm {
   const recent = new RecentLines();
   const log = (line: string) => {
     recent.add(line);

@@ -9,7 +9,7 @@ import { INHERITED_KEY_NOTE, type KeySource, keySource, type ParsedServeArgs } f
 import { checkAdapterPaths } from "./adapter-paths.js";
 
 /** Everything launch will do, decided and checked before anything starts. */
-export interface LaunchPlan {
+export interface LaunchSettings {
   kind: "full" | "lora";
   built: ServeCommand;
   key: KeySource | undefined;
@@ -27,7 +27,7 @@ export interface LaunchPlan {
  * builder's rules, the key's included), the durations (by the one seconds rule), the log directory and
  * the client that will call the server (which checks its own options).
  */
-export function planLaunch(parsed: ParsedServeArgs, io: CliIo): LaunchPlan {
+export function readLaunchSettings(parsed: ParsedServeArgs, io: CliIo): LaunchSettings {
   const helpFor = `launch ${parsed.kind}`;
   const { values } = parsed;
   const timeoutSeconds = inHelp(helpFor, () => parsed.get(LAUNCH_TIMEOUT_FLAG));

@@ -1,11 +1,11 @@
 import { StudioAuthError, StudioTimeoutError } from "@finetune-studio/client";
 import { type ChildExit, exitCodeOf } from "@finetune-studio/internal";
-import type { LaunchEvent } from "../launch/events.js";
-import { type LaunchPlan, planLaunch } from "../launch/plan.js";
-import { type Prepared, preflight } from "../launch/preflight.js";
-import { describeExit, formatDuration, LAST_LINES_SHOWN, reportLastLines } from "../launch/report.js";
-import { smokeCompletion } from "../launch/smoke.js";
-import { type RunningVllm, startVllm } from "../launch/vllm-process.js";
+import type { LaunchEvent } from "../instance/events.js";
+import { type LaunchSettings, readLaunchSettings } from "../instance/launch-settings.js";
+import { type Prepared, preflight } from "../instance/preflight.js";
+import { describeExit, formatDuration, LAST_LINES_SHOWN, reportLastLines } from "../instance/report.js";
+import { smokeCompletion } from "../instance/smoke.js";
+import { type RunningVllm, startVllm } from "../instance/vllm-process.js";
 import { ExitCode } from "../shared/exit-codes.js";
 import type { CliIo } from "../shared/io.js";
 import { messageOf } from "../shared/messages.js";
@@ -18,7 +18,7 @@ export interface Instance {
   readonly index: number;
   /** Its GPU (CUDA_VISIBLE_DEVICES), or undefined for a launch of one, which takes the environment's. */
   readonly gpu: string | undefined;
-  readonly plan: LaunchPlan;
+  readonly plan: LaunchSettings;
   /** Its io: in a fleet, its lines prefixed with its name, CUDA_VISIBLE_DEVICES set; the runtime-LoRA switch. */
   readonly io: CliIo;
   /** How messages name it: "" for a launch of one, "instance 0 (port 8001): " in a fleet. */
@@ -43,7 +43,7 @@ export interface Ending {
  * The instance of a launch of one: the plan as the user gave it (its port is the one clients call), in the
  * environment as it is. With `--runtime-lora`, `extraEnv` lets vLLM change adapters at run time.
  */
-export function soleInstance(plan: LaunchPlan, extraEnv: NodeJS.ProcessEnv, io: CliIo): Instance {
+export function soleInstance(plan: LaunchSettings, extraEnv: NodeJS.ProcessEnv, io: CliIo): Instance {
   return newInstance(0, undefined, plan, { ...io, env: { ...io.env, ...extraEnv } }, "");
 }
 
@@ -58,7 +58,10 @@ export function fleetInstance(
 ): Instance {
   // The main plan already printed the warnings: the instances' are the same.
   const quiet: CliIo = { ...io, err: () => {} };
-  const plan = planLaunch({ ...parsed, options: { ...parsed.options, host: "127.0.0.1", port } }, quiet);
+  const plan = readLaunchSettings(
+    { ...parsed, options: { ...parsed.options, host: "127.0.0.1", port } },
+    quiet,
+  );
   const prefixed: CliIo = {
     ...io,
     env: { ...io.env, ...extraEnv, CUDA_VISIBLE_DEVICES: gpu },
@@ -70,7 +73,7 @@ export function fleetInstance(
 function newInstance(
   index: number,
   gpu: string | undefined,
-  plan: LaunchPlan,
+  plan: LaunchSettings,
   io: CliIo,
   label: string,
 ): Instance {

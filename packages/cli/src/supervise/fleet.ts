@@ -7,10 +7,10 @@ import {
   probePort,
   processStartTicks,
 } from "@finetune-studio/internal";
-import { clientSnippet } from "../launch/client-snippet.js";
-import { planLaunch } from "../launch/plan.js";
-import { describeExit, formatDuration } from "../launch/report.js";
-import { smokeCompletion } from "../launch/smoke.js";
+import { clientSnippet } from "../instance/client-snippet.js";
+import { readLaunchSettings } from "../instance/launch-settings.js";
+import { describeExit, formatDuration } from "../instance/report.js";
+import { smokeCompletion } from "../instance/smoke.js";
 import { ExitCode } from "../shared/exit-codes.js";
 import { type CliIo, UsageError } from "../shared/io.js";
 import { messageOf } from "../shared/messages.js";
@@ -41,7 +41,7 @@ const BALANCER_START_MS = 10_000;
  * every process group it started is stopped before launch exits.
  */
 export async function runFleet(parsed: ParsedServeArgs, layout: FleetLayout, io: CliIo): Promise<number> {
-  const plan = planLaunch(parsed, io);
+  const plan = readLaunchSettings(parsed, io);
   const { host } = plan.built.listen;
   const helpFor = `launch ${parsed.kind}`;
   const apiKey = plan.key === undefined ? undefined : io.env[plan.key.name];

@@ -6,8 +6,8 @@ import type { CliIo } from "../shared/io.js";
 import { FileWriteError } from "../shared/safe-files.js";
 import { findExecutable } from "../shared/which.js";
 import { type EventLog, eventFile, NO_EVENTS } from "./events.js";
+import type { LaunchSettings } from "./launch-settings.js";
 import { LogFile } from "./log-file.js";
-import type { LaunchPlan } from "./plan.js";
 
 /** What step 2 found: where vllm is, and where its output and launch's events go. */
 export interface Prepared {
@@ -21,7 +21,7 @@ export interface Prepared {
 }
 
 /** Step 2: vllm is on PATH, the port is free and the log directory is writable; or the exit code. */
-export async function preflight(plan: LaunchPlan, io: CliIo): Promise<Prepared | number> {
+export async function preflight(plan: LaunchSettings, io: CliIo): Promise<Prepared | number> {
   const vllmPath = await findExecutable("vllm", io.env.PATH);
   if (vllmPath === undefined) {
     io.err(

@@ -1,5 +1,5 @@
 import type { ProcessGroup } from "@finetune-studio/internal";
-import type { LaunchPlan } from "../launch/plan.js";
+import type { LaunchSettings } from "../instance/launch-settings.js";
 import type { CliIo } from "../shared/io.js";
 import type { Instance } from "./instance.js";
 
@@ -28,7 +28,7 @@ export interface RunningReload {
 
 /** Everything a multi-instance launch holds while it runs. */
 export interface Fleet {
-  readonly plan: LaunchPlan;
+  readonly plan: LaunchSettings;
   readonly io: CliIo;
   readonly dir: string;
   readonly instances: Instance[];

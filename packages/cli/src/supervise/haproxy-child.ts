@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { escapeForTerminal, type ProcessGroup, spawnGroup } from "@finetune-studio/internal";
 import { haproxyConfig } from "@finetune-studio/serve-kit";
-import { LogLines } from "../launch/log-lines.js";
+import { LogLines } from "../instance/log-lines.js";
 import type { CliIo } from "../shared/io.js";
 import { writeFreshFile } from "../shared/safe-files.js";
 

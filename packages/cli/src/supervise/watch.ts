@@ -1,5 +1,5 @@
 import { exitCodeOf } from "@finetune-studio/internal";
-import { describeExit, reportLastLines } from "../launch/report.js";
+import { describeExit, reportLastLines } from "../instance/report.js";
 import { setServerState } from "./haproxy-runtime.js";
 import { crashedEvent, type Instance } from "./instance.js";
 import type { Fleet } from "./types.js";
