@@ -35,7 +35,7 @@ describe("studio-serve plan", () => {
         fixture("mixtral-8x7b-v0.1"),
         "--gpu-memory",
         "80GiB",
-        "--gpus",
+        "--gpu-count",
         "2",
         "--tensor-parallel-size",
         "2",

@@ -23,7 +23,7 @@ describe("plan follows vLLM's start-up checks, naming the flag that fixes them (
   it.each([
     [
       "--tensor-parallel-size 3 on a 32-head model",
-      ["--gpu", "H100", "--gpus", "4", "--tensor-parallel-size", "3"],
+      ["--gpu", "H100", "--gpu-count", "4", "--tensor-parallel-size", "3"],
       /32 attention heads do not divide by tensor_parallel_size 3/,
       "--tensor-parallel-size 2",
     ],
@@ -41,7 +41,7 @@ describe("plan follows vLLM's start-up checks, naming the flag that fixes them (
     ],
     [
       "--dtype bfloat16 on a T4 (compute capability 7.5)",
-      ["--gpu", "T4", "--gpus", "4", "--tensor-parallel-size", "4", "--dtype", "bfloat16"],
+      ["--gpu", "T4", "--gpu-count", "4", "--tensor-parallel-size", "4", "--dtype", "bfloat16"],
       /--dtype bfloat16 needs a GPU of compute capability 8\.0 or more, and the T4 has 7\.5/,
       "--dtype float16",
     ],
@@ -85,14 +85,17 @@ describe("plan follows vLLM's start-up checks, naming the flag that fixes them (
   });
 
   it("two T4s: suggests tensor parallelism over both with a shorter context, not more GPUs", async () => {
-    const { code, stdout } = await runCapture(["plan", LLAMA, "--gpu", "T4", "--gpus", "2"], NO_GPU_ENV);
+    const { code, stdout } = await runCapture(["plan", LLAMA, "--gpu", "T4", "--gpu-count", "2"], NO_GPU_ENV);
     expect(code).toBe(1);
     expect(stdout).toMatch(
       /verdict: fits on the 2 GPUs given with tensor_parallel_size 2 and max_model_len <= \d+/,
     );
     const flags = /pass: (--tensor-parallel-size 2 --max-model-len \d+)/.exec(stdout)?.[1]?.split(" ") ?? [];
     expect(flags).toHaveLength(4);
-    const followed = await runCapture(["plan", LLAMA, "--gpu", "T4", "--gpus", "2", ...flags], NO_GPU_ENV);
+    const followed = await runCapture(
+      ["plan", LLAMA, "--gpu", "T4", "--gpu-count", "2", ...flags],
+      NO_GPU_ENV,
+    );
     expect(followed.code).toBe(0);
   });
 });
@@ -160,17 +163,28 @@ describe("exit codes a script can trust: a verdict never shares one with an erro
     expect(stderr).toMatch(/could not reach the hub/);
   });
 
-  it("bad flags in the flags' words: --gpu-memory below 1GiB, more tensor-parallel GPUs than --gpus (exit 2)", async () => {
+  it("bad flags in the flags' words: --gpu-memory below 1GiB, more tensor-parallel GPUs than --gpu-count (exit 2)", async () => {
     const small = await runCapture(["plan", LLAMA, "--gpu-memory", "512MiB"], NO_GPU_ENV);
     expect(small.code).toBe(2);
     expect(small.stderr).toMatch(/--gpu-memory: must be at least 1GiB \(given "512MiB"\)/);
     expect(small.stderr).not.toContain("memoryBytes");
     const many = await runCapture(
-      ["plan", LLAMA, "--gpu", "L4", "--gpus", "2", "--tensor-parallel-size", "4"],
+      ["plan", LLAMA, "--gpu", "L4", "--gpu-count", "2", "--tensor-parallel-size", "4"],
       NO_GPU_ENV,
     );
     expect(many.code).toBe(2);
-    expect(many.stderr).toMatch(/--tensor-parallel-size: 4 is more than the 2 GPUs available; give --gpus 4/);
+    expect(many.stderr).toMatch(
+      /--tensor-parallel-size: 4 is more than the 2 GPUs available; give --gpu-count 4/,
+    );
+  });
+
+  it("--gpus means one thing: launch's list of GPUs; plan counts them with --gpu-count", async () => {
+    const listed = await runCapture(["plan", LLAMA, "--gpu", "L4", "--gpus", "2"], NO_GPU_ENV);
+    expect(listed.code).toBe(2);
+    expect(listed.stderr).toMatch(/unknown option "--gpus"/);
+    const help = await runCapture(["plan", "--help"]);
+    expect(help.stdout).toMatch(/--gpu-count N/);
+    expect(help.stdout).not.toMatch(/--gpus\b/);
   });
 
   it("command's fit check names a setting by its flag when it skips", async () => {

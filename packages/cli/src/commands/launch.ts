@@ -52,8 +52,7 @@ async function runLaunch(args: readonly string[], io: CliIo): Promise<number> {
     return ExitCode.Ok;
   }
   // Will it fit: a warning before anything starts (a refusal with --strict) when the model's files are local.
-  const fitValues = { ...parsed.values, gpus: undefined }; // launch's --gpus lists GPU indexes, not a count
-  if (!(await checkServeFits(parsed, io, `launch ${parsed.kind}`, fitValues))) return ExitCode.Failure;
+  if (!(await checkServeFits(parsed, io, `launch ${parsed.kind}`))) return ExitCode.Failure;
   return await runFleet(parsed, parseLayout(parsed), io);
 }
 

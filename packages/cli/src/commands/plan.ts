@@ -20,7 +20,7 @@ const REVISION_FLAG = textFlag("revision", {
 // plan's own flags; the GPU ones are read by plan/plan-input.ts, the engine ones through serve-kit's table.
 const PLAN_FLAGS = [
   ...GPU_FLAGS,
-  textFlag("gpus", {
+  textFlag("gpu-count", {
     valueName: "N",
     field: "gpu.count",
     help: "GPUs available (default: nvidia-smi's count, else the tensor-parallel size)",
@@ -71,7 +71,7 @@ const HELP = `studio-serve plan: will the served model fit on the GPU? Computed 
 loads a byte, following vLLM's memory profiling and KV-cache layout.
 
 Usage:
-  studio-serve plan MODEL [--gpu NAME | --gpu-memory 80GiB] [--gpus N] [vLLM flags] [--json]
+  studio-serve plan MODEL [--gpu NAME | --gpu-memory 80GiB] [--gpu-count N] [vLLM flags] [--json]
 
 MODEL is a local directory with config.json, or a hub repository (owner/name): config.json and
 model.safetensors.index.json are read from \${HF_ENDPOINT:-https://huggingface.co}, with HF_TOKEN or the hub

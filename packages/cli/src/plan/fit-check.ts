@@ -6,21 +6,15 @@ import { cliField, type ParsedServeArgs, servedModelOf } from "../shared/serve-a
 import { isLocalModel, readLocalModel } from "./local-reader.js";
 import { planSettingsFrom, resolvePlanGpu } from "./plan-input.js";
 
-type Values = Record<string, string | boolean | string[] | undefined>;
-
 /**
  * Before vLLM starts: when the model is a local directory and a GPU is known (--gpu, else nvidia-smi), plans
  * the serve and warns on stderr when it will not fit, naming the flag that would make it fit. Returns false
  * when `--strict` is set and it will not fit (the caller stops); true otherwise, and when it cannot tell.
  */
-export async function checkServeFits(
-  parsed: ParsedServeArgs,
-  io: CliIo,
-  helpFor: string,
-  values: Values = parsed.values,
-): Promise<boolean> {
+export async function checkServeFits(parsed: ParsedServeArgs, io: CliIo, helpFor: string): Promise<boolean> {
   const model = servedModelOf(parsed);
   if (!(await isLocalModel(model))) return true;
+  const values = parsed.values;
   const gpu = await resolvePlanGpu(values, io.env, helpFor);
   if (!gpu) return true;
   let plan: ReturnType<typeof planServe>;

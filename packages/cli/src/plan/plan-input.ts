@@ -15,7 +15,7 @@ export async function resolvePlanGpu(
   env: NodeJS.ProcessEnv,
   helpFor: string,
 ): Promise<PlanGpu | undefined> {
-  const count = values.gpus === undefined ? undefined : gpuCount(values.gpus, helpFor);
+  const count = values["gpu-count"] === undefined ? undefined : gpuCount(values["gpu-count"], helpFor);
   if (typeof values.gpu === "string") {
     const model = findGpuModel(values.gpu);
     if (!model) {
@@ -63,14 +63,14 @@ export function checkGpusForSettings(gpu: PlanGpu, settings: PlanSettings, helpF
   const tp = settings.tensorParallelSize;
   if (gpu.count === undefined || typeof tp !== "number" || tp <= gpu.count) return;
   throw new UsageError(
-    `--tensor-parallel-size: ${tp} is more than the ${gpu.count} GPUs available; give --gpus ${tp} to plan for more`,
+    `--tensor-parallel-size: ${tp} is more than the ${gpu.count} GPUs available; give --gpu-count ${tp} to plan for more`,
     helpFor,
   );
 }
 
 function gpuCount(raw: unknown, helpFor: string): number {
   return inHelp(helpFor, () =>
-    wholeNumber(raw, "--gpus", 1, 1024, "must be a whole number of GPUs from 1 to 1024"),
+    wholeNumber(raw, "--gpu-count", 1, 1024, "must be a whole number of GPUs from 1 to 1024"),
   );
 }
 
