@@ -125,6 +125,29 @@ async function startDoor(
   return proc;
 }
 
+/**
+ * `launch --instances 2` over the stand-in (with `env`), then plain nginx and HAProxy by hand in front of its
+ * instances; every process goes into `processes`, to be stopped by the caller.
+ */
+export async function startDoors(
+  kit: StandInKit,
+  processes: ManagedProcess[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ launch: Launch; doors: Door[] }> {
+  const launch = await startLaunch(kit, env);
+  processes.push(launch.proc);
+  const nginx = await startPlainNginx(kit.binDir, launch.instancePorts);
+  processes.push(nginx.proc);
+  const hand = await startHandHaproxy(kit.binDir, launch.instancePorts);
+  processes.push(hand.proc);
+  const doors = [
+    { name: "front door", port: launch.port },
+    { name: "plain nginx", port: nginx.port },
+    { name: "by hand", port: hand.port },
+  ];
+  return { launch, doors };
+}
+
 /** HAProxy by hand in front of the instances, its config in `dir`. */
 export async function startHandHaproxy(dir: string, instancePorts: readonly number[]) {
   const port = await getFreePort();

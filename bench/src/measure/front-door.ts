@@ -6,14 +6,7 @@
 import { haproxyConfig } from "@finetune-studio/serve-kit";
 import { getFreePort, type ManagedProcess, startProcess, waitForOutput } from "@finetune-studio/testing";
 import { count, millis, perSecond, ratio } from "../format.js";
-import {
-  type Door,
-  handHaproxyConfig,
-  MODEL,
-  startHandHaproxy,
-  startLaunch,
-  startPlainNginx,
-} from "../front-door/doors.js";
+import { type Door, handHaproxyConfig, MODEL, startDoors } from "../front-door/doors.js";
 import { instructionsPerRequest } from "../front-door/instructions.js";
 import { buildStandIn, CHUNKS_PER_STREAM, type StandInKit } from "../front-door/stand-ins.js";
 import { rate, runWrk, type WrkResult, writeWrkScript } from "../front-door/wrk.js";
@@ -92,17 +85,7 @@ export async function measureFrontDoor(
     }
 
     step("front door: launch --instances 2, plain nginx and HAProxy by hand in front of its instances");
-    const launch = await startLaunch(kit);
-    processes.push(launch.proc);
-    const nginx = await startPlainNginx(kit.binDir, launch.instancePorts);
-    processes.push(nginx.proc);
-    const hand = await startHandHaproxy(kit.binDir, launch.instancePorts);
-    processes.push(hand.proc);
-    const doors: Door[] = [
-      { name: "front door", port: launch.port },
-      { name: "plain nginx", port: nginx.port },
-      { name: "by hand", port: hand.port },
-    ];
+    const { launch, doors } = await startDoors(kit, processes);
     const urlOf = (door: Door) => `http://127.0.0.1:${door.port}/v1/chat/completions`;
 
     const results = new Map<string, WrkResult[]>();

@@ -3,7 +3,7 @@
 // back an unfinished response (HAProxy without `option http-no-delay`) shows here, not in wrk's totals.
 import type { ManagedProcess } from "@finetune-studio/testing";
 import { count, millis, perSecond, ratio } from "../format.js";
-import { type Door, MODEL, startHandHaproxy, startLaunch, startPlainNginx } from "../front-door/doors.js";
+import { type Door, MODEL, startDoors } from "../front-door/doors.js";
 import type { StandInKit } from "../front-door/stand-ins.js";
 import { runStreamClient, type StreamClientResult } from "../front-door/stream-client.js";
 import type { Section } from "../report.js";
@@ -28,18 +28,10 @@ export async function measurePacedStreams(
   processes: ManagedProcess[],
 ): Promise<Section> {
   step(`paced streams: launch --instances 2 of stand-ins that send a chunk every ${PACE_MS} ms`);
-  const launch = await startLaunch(kit, { STAND_IN_PACE_MS: String(PACE_MS) });
-  processes.push(launch.proc);
-  const nginx = await startPlainNginx(kit.binDir, launch.instancePorts);
-  processes.push(nginx.proc);
-  const hand = await startHandHaproxy(kit.binDir, launch.instancePorts);
-  processes.push(hand.proc);
-  const doors: Door[] = [
-    { name: "front door", port: launch.port },
-    { name: "plain nginx", port: nginx.port },
-    { name: "HAProxy by hand", port: hand.port },
-    { name: "one instance directly", port: launch.instancePorts[0] ?? 0 },
-  ];
+  const { launch, doors: balancers } = await startDoors(kit, processes, {
+    STAND_IN_PACE_MS: String(PACE_MS),
+  });
+  const doors: Door[] = [...balancers, { name: "one instance directly", port: launch.instancePorts[0] ?? 0 }];
   const results = new Map<string, StreamClientResult[]>();
   for (let round = 0; round < settings.rounds; round += 1) {
     step(`paced streams: round ${round + 1} of ${settings.rounds}`);
@@ -91,7 +83,7 @@ function pacedSection(
   }
   return {
     title: "Front door: paced streams, time to the first chunk",
-    method: `Two stand-in vLLMs that stream as vLLM generates (the first chunk at once, then one every ${PACE_MS} ms, 16 in all) behind \`launch --instances 2\`'s HAProxy ("front door"), behind plain nginx as the streaming guides set it up (least_conn, upstream keep-alive, proxy_buffering off), behind HAProxy by hand (leastconn and timeouts only), and one of them called directly. A C client (stream-client.c, epoll, keep-alive) holds the callers' connections, each streaming one chat completion after another for ${settings.secondsPerRow} s per row, and times each stream's first event; the doors rotate in ${settings.rounds} rounds, medians over rounds. "vs nginx" divides by plain nginx's figure in the same row group. Targets (issue #31): the front door's first-chunk p99 at most 1.2× plain nginx's; its streams/s at least 0.9× plain nginx's. The client, the balancers and the stand-ins share 2 cores.`,
+    method: `Two stand-in vLLMs that stream as vLLM generates (the first chunk at once, then one every ${PACE_MS} ms, 16 in all) behind \`launch --instances 2\`'s HAProxy ("front door"), behind plain nginx as the streaming guides set it up (least_conn, upstream keep-alive, proxy_buffering off), behind HAProxy by hand ("by hand": leastconn and timeouts only), and one of them called directly. A C client (stream-client.c, epoll, keep-alive) holds the callers' connections, each streaming one chat completion after another for ${settings.secondsPerRow} s per row, and times each stream's first event; the doors rotate in ${settings.rounds} rounds, medians over rounds. "vs nginx" divides by plain nginx's figure in the same row group. Targets (issue #31): the front door's first-chunk p99 at most 1.2× plain nginx's; its streams/s at least 0.9× plain nginx's. The client, the balancers and the stand-ins share 2 cores.`,
     table: markdownTable(
       [
         "load",

@@ -13,7 +13,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
 import { haproxyConfig, haproxyServerName } from "../front-door/haproxy-config.js";
-import { PROMETHEUS, queryPrometheus, tempFiles } from "../test/promtool.js";
+import { queryPrometheus, startPrometheus, tempFiles } from "../test/promtool.js";
 import { grafanaDashboard } from "./grafana-dashboard.js";
 import { DEFAULT_PROMETHEUS_RULES_FILE, prometheusConfig } from "./prometheus-config.js";
 import { prometheusRules } from "./prometheus-rules.js";
@@ -125,22 +125,7 @@ beforeAll(async () => {
   });
   writeFileSync(join(files.dir, "prometheus.yml"), stringify(config));
   writeFileSync(join(files.dir, DEFAULT_PROMETHEUS_RULES_FILE), prometheusRules({ slo: SLO }));
-  const webPort = await getFreePort();
-  prometheusUrl = `http://127.0.0.1:${webPort}`;
-  prometheus = startProcess(
-    PROMETHEUS,
-    [
-      `--config.file=${join(files.dir, "prometheus.yml")}`,
-      `--storage.tsdb.path=${join(files.dir, "data")}`,
-      `--web.listen-address=127.0.0.1:${webPort}`,
-    ],
-    { cwd: files.dir },
-  );
-  await waitForHttp(`${prometheusUrl}/-/ready`, {
-    timeoutMs: 90_000,
-    isReady: (status) => status === 200,
-    process: prometheus,
-  });
+  ({ process: prometheus, url: prometheusUrl } = await startPrometheus(files.dir));
   round();
   ticker = setInterval(round, 200);
 }, 150_000);

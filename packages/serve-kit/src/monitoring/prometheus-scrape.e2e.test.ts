@@ -1,14 +1,7 @@
 import { createServer, type Server } from "node:http";
-import { join } from "node:path";
-import {
-  getFreePort,
-  type ManagedProcess,
-  startProcess,
-  VllmMetricsPage,
-  waitForHttp,
-} from "@finetune-studio/testing";
+import { getFreePort, type ManagedProcess, VllmMetricsPage } from "@finetune-studio/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PROMETHEUS, queryPrometheus, tempFiles } from "../test/promtool.js";
+import { queryPrometheus, startPrometheus, tempFiles } from "../test/promtool.js";
 import { DEFAULT_PROMETHEUS_RULES_FILE, prometheusConfig } from "./prometheus-config.js";
 import { PROMETHEUS_ALERTS, prometheusRules } from "./prometheus-rules.js";
 
@@ -37,22 +30,7 @@ beforeAll(async () => {
     "prometheus.yml": prometheusConfig({ targets: [`127.0.0.1:${metricsPort}`], scrapeIntervalSeconds: 1 }),
     [DEFAULT_PROMETHEUS_RULES_FILE]: prometheusRules(),
   });
-  const webPort = await getFreePort();
-  prometheusUrl = `http://127.0.0.1:${webPort}`;
-  prometheus = startProcess(
-    PROMETHEUS,
-    [
-      `--config.file=${join(files.dir, "prometheus.yml")}`,
-      `--storage.tsdb.path=${join(files.dir, "data")}`,
-      `--web.listen-address=127.0.0.1:${webPort}`,
-    ],
-    { cwd: files.dir },
-  );
-  await waitForHttp(`${prometheusUrl}/-/ready`, {
-    timeoutMs: 90_000,
-    isReady: (status) => status === 200,
-    process: prometheus,
-  });
+  ({ process: prometheus, url: prometheusUrl } = await startPrometheus(files.dir));
 }, 120_000);
 
 afterAll(async () => {
