@@ -58,21 +58,22 @@ const verdictLines = (run: Run) =>
 
 export function planSnippets(cliEntry: string): Record<string, Snippet> {
   const onL4 = ["plan", LLAMA, "--gpu", "L4"];
-  const mixtral = ["plan", MIXTRAL, "--gpu", "H100", "--gpus", "2"];
-  const [l4, mixtralOnOne, a100, fp8] = runAll(cliEntry, [
+  const mixtral = ["plan", MIXTRAL, "--gpu", "H100", "--gpu-count", "2"];
+  const [l4, mixtralOnOne, a100] = runAll(cliEntry, [
     onL4,
     mixtral,
     ["plan", LLAMA, "--gpu", "A100-80GB"],
-    [...onL4, "--max-model-len", "65536", "--kv-cache-dtype", "fp8"],
-  ]) as [Run, Run, Run, Run];
+  ]) as [Run, Run, Run];
   // The largest power of two under the length the plan names: what a reader would pick.
   const named = Number(passFlags(l4)[1]);
   const roundLength = String(2 ** Math.floor(Math.log2(named)));
-  const [l4Shorter, mixtralSplit, strict] = runAll(cliEntry, [
+  // An fp8 KV cache holds each token in half the bytes: twice that length.
+  const [l4Shorter, fp8, mixtralSplit, strict] = runAll(cliEntry, [
     [...onL4, "--max-model-len", roundLength],
+    [...onL4, "--max-model-len", String(2 * Number(roundLength)), "--kv-cache-dtype", "fp8"],
     [...mixtral, ...passFlags(mixtralOnOne)],
     ["command", "full", `./${Object.keys(local)[0]}`, "--gpu", "L4", "--strict"],
-  ]) as [Run, Run, Run];
+  ]) as [Run, Run, Run, Run];
   for (const run of [l4Shorter, mixtralSplit, a100, fp8]) expectFits(run);
   if (strict.code !== 1 || !strict.stderr.includes(passFlags(l4).join(" ")))
     throw new Error(`command --strict did not refuse with the plan's flags:\n${strict.stderr}`);
