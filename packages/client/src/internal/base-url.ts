@@ -4,10 +4,16 @@ import { StudioValidationError } from "../errors.js";
 /**
  * Checks a base URL and returns it without a trailing slash. `sendsSecret` says whether a credential
  * will travel with requests; then `http://` to another host is refused unless `allowInsecureHttp`.
+ * `rootPath` reads the root's path from the URL's (vLLM's server may be named with `/v1` at the end).
  */
 export function parseBaseUrl(
   value: unknown,
-  options: { field: string; sendsSecret: boolean; allowInsecureHttp: boolean },
+  options: {
+    field: string;
+    sendsSecret: boolean;
+    allowInsecureHttp: boolean;
+    rootPath?: (pathname: string) => string;
+  },
 ): URL {
   const fail = (rule: string, received?: string) => new StudioValidationError(options.field, rule, received);
   if (typeof value !== "string" || value.trim() === "") {
@@ -45,7 +51,7 @@ export function parseBaseUrl(
       url.origin,
     );
   }
-  url.pathname = url.pathname.replace(/\/+$/, "");
+  url.pathname = options.rootPath?.(url.pathname) ?? url.pathname.replace(/\/+$/, "");
   return url;
 }
 
