@@ -1,6 +1,6 @@
 import createClient, { type Client, defaultPathSerializer } from "openapi-fetch";
 import type { ClientOptions, RequestOptions } from "../options.js";
-import { baseUrlString, parseBaseUrl } from "./base-url.js";
+import { parseBaseUrl } from "./base-url.js";
 import { type Broken, type Budget, Exchange, type Outgoing, type Transport } from "./exchange.js";
 import {
   assertFunction,
@@ -21,13 +21,22 @@ import {
 // second Request, its AbortSignal and the body read back were most of what a call cost over bare fetch.
 
 type Method = "GET" | "POST" | "PUT";
-const JSON_TYPE = "application/json";
+/** The contract's paths that take `method`. */
+type PathOf<Paths, M extends Method> = {
+  [P in keyof Paths]: Paths[P] extends Record<Lowercase<M>, object> ? P : never;
+}[keyof Paths] &
+  string;
 
-/** One operation's request. */
-export interface Operation<Paths> {
-  readonly method: Method;
-  /** The contract's path; each `{name}` in it is filled from `params`, encoded. */
-  readonly path: keyof Paths & string;
+/** One operation's request: a method and a path of the contract that takes it. */
+export type Operation<Paths> = {
+  [M in Method]: OperationParts & {
+    readonly method: M;
+    /** The contract's path; each `{name}` in it is filled from `params`, encoded. */
+    readonly path: PathOf<Paths, M>;
+  };
+}[Method];
+
+interface OperationParts {
   readonly params?: Readonly<Record<string, string>>;
   /** Sent as JSON. */
   readonly body?: unknown;
@@ -36,9 +45,9 @@ export interface Operation<Paths> {
 }
 
 /** An operation whose 2xx answer is JSON; `check` names what breaks the contract in it. */
-export interface JsonOperation<Paths> extends Operation<Paths> {
+export type JsonOperation<Paths> = Operation<Paths> & {
   readonly check?: (data: unknown) => Broken | undefined;
-}
+};
 
 export interface Core<Paths extends {}> {
   /** The openapi-fetch client: through the core, with the client's timeout and retries, as raw is. */
@@ -73,13 +82,12 @@ export function createCore<Paths extends {}>(
   assertFunction("fetch", options.fetch);
   assertFunction("logger", options.logger);
   const { secret } = client;
-  const url = parseBaseUrl(options.baseUrl, {
+  const baseUrl = parseBaseUrl(options.baseUrl, {
     field: "baseUrl",
     sendsSecret: secret !== undefined,
     allowInsecureHttp: options.allowInsecureHttp === true,
     rootPath: client.rootPath,
   });
-  const baseUrl = baseUrlString(url);
   const headers = headersOf(options.headers, client.headers);
   const given = options.fetch;
   const transport: Transport = {
@@ -113,9 +121,12 @@ export function createCore<Paths extends {}>(
     try {
       request = {
         method,
-        url: params ? defaultPathSerializer(baseUrl + path, params) : baseUrl + path,
+        url: defaultPathSerializer(baseUrl + path, params ?? {}),
+        // The caller's headers may name another content type.
         headers:
-          body === undefined ? { ...headers, ...own } : { "content-type": JSON_TYPE, ...headers, ...own },
+          body === undefined
+            ? { ...headers, ...own }
+            : { "content-type": "application/json", ...headers, ...own },
         body: body === undefined ? null : JSON.stringify(body),
       };
     } catch (error) {
@@ -168,8 +179,7 @@ function checkBudget(prefix: string, options: RequestOptions): RequestOptions {
  */
 function headersOf(given: unknown, own: Record<string, string>): Record<string, string> {
   const headers: Record<string, string> = {};
-  const rule = "must be an object of header names to values";
-  for (const [name, value] of Object.entries(checkObject("headers", given ?? {}, rule))) {
+  for (const [name, value] of Object.entries(checkObject("headers", given ?? {}))) {
     const lower = name.toLowerCase();
     if (lower !== "authorization") headers[lower] = String(value);
   }
