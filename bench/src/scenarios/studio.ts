@@ -18,6 +18,9 @@ const TOKEN = "bench-token";
 /** The row the client's target is measured against. */
 export const WITH_TIMEOUT = "openapi-fetch + timeout signal";
 
+/** What dataOf reads of an openapi-fetch result. */
+type Answer = Parameters<typeof dataOf>[0];
+
 export interface Operation {
   readonly name: string;
   readonly scenarios: readonly Scenario[];
@@ -31,6 +34,15 @@ export function studioOperations(baseUrl: string): Operation[] {
   const bare = createClient<paths>({ baseUrl, headers });
   const client = createStudioClient({ baseUrl, token: TOKEN, maxRetries: 2, timeoutMs: TIMEOUT_MS });
 
+  /** The openapi-fetch rows of one operation: bare, then given a timeout signal per call. */
+  const openapiFetch = (call: (extra: { signal?: AbortSignal }) => Promise<Answer>): Scenario[] => [
+    { caller: "openapi-fetch", call: async () => dataOf(await call({})) },
+    {
+      caller: WITH_TIMEOUT,
+      call: async () => dataOf(await call({ signal: AbortSignal.timeout(TIMEOUT_MS) })),
+    },
+  ];
+
   return [
     {
       name: "getProjectTree",
@@ -40,23 +52,9 @@ export function studioOperations(baseUrl: string): Operation[] {
           call: async () =>
             okJson(await fetch(`${baseUrl}/api/v1/public/projects/${projectId}`, { headers })),
         },
-        {
-          caller: "openapi-fetch",
-          call: async () =>
-            dataOf(
-              await bare.GET("/api/v1/public/projects/{projectId}", { params: { path: { projectId } } }),
-            ),
-        },
-        {
-          caller: WITH_TIMEOUT,
-          call: async () =>
-            dataOf(
-              await bare.GET("/api/v1/public/projects/{projectId}", {
-                params: { path: { projectId } },
-                signal: AbortSignal.timeout(TIMEOUT_MS),
-              }),
-            ),
-        },
+        ...openapiFetch((extra) =>
+          bare.GET("/api/v1/public/projects/{projectId}", { params: { path: { projectId } }, ...extra }),
+        ),
         { caller: "@finetune-studio/client", call: () => client.getProjectTree(projectId) },
       ],
     },
@@ -68,25 +66,12 @@ export function studioOperations(baseUrl: string): Operation[] {
           call: async () =>
             okJson(await fetch(`${baseUrl}/api/v1/public/recommendations/${snapshotId}`, { headers })),
         },
-        {
-          caller: "openapi-fetch",
-          call: async () =>
-            dataOf(
-              await bare.GET("/api/v1/public/recommendations/{snapshotId}", {
-                params: { path: { snapshotId } },
-              }),
-            ),
-        },
-        {
-          caller: WITH_TIMEOUT,
-          call: async () =>
-            dataOf(
-              await bare.GET("/api/v1/public/recommendations/{snapshotId}", {
-                params: { path: { snapshotId } },
-                signal: AbortSignal.timeout(TIMEOUT_MS),
-              }),
-            ),
-        },
+        ...openapiFetch((extra) =>
+          bare.GET("/api/v1/public/recommendations/{snapshotId}", {
+            params: { path: { snapshotId } },
+            ...extra,
+          }),
+        ),
         { caller: "@finetune-studio/client", call: () => client.getRecommendations(snapshotId) },
       ],
     },
@@ -104,24 +89,9 @@ export function studioOperations(baseUrl: string): Operation[] {
               }),
             ),
         },
-        {
-          caller: "openapi-fetch",
-          call: async () =>
-            dataOf(
-              await bare.PUT("/api/v1/traces/{id}", { params: { path: { id: traceId } }, body: update }),
-            ),
-        },
-        {
-          caller: WITH_TIMEOUT,
-          call: async () =>
-            dataOf(
-              await bare.PUT("/api/v1/traces/{id}", {
-                params: { path: { id: traceId } },
-                body: update,
-                signal: AbortSignal.timeout(TIMEOUT_MS),
-              }),
-            ),
-        },
+        ...openapiFetch((extra) =>
+          bare.PUT("/api/v1/traces/{id}", { params: { path: { id: traceId } }, body: update, ...extra }),
+        ),
         { caller: "@finetune-studio/client", call: () => client.updateTrace(traceId, update) },
       ],
     },
