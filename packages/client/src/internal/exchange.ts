@@ -3,7 +3,7 @@ import { StudioApiError, StudioConnectionError, StudioError, StudioTimeoutError 
 import type { StudioRequestLog } from "../logger.js";
 import type { ClientOptions } from "../options.js";
 import { containsSecret, redactText } from "./redact.js";
-import { apiErrorFrom, decodeText, isRedirect, readBody } from "./response.js";
+import { apiErrorFrom, isRedirect, readBody } from "./response.js";
 import { backoffMs, isRetryableStatus, MAX_RETRY_AFTER_MS } from "./retry.js";
 import { LinkedSignal, sleep } from "./signals.js";
 
@@ -52,7 +52,8 @@ export class Exchange {
   #request: Outgoing | undefined;
   /** The 2xx answer handed on, for messages about its body. */
   #answer: Response | undefined;
-  #body: Uint8Array | null = null;
+  /** The kept 2xx body. */
+  #body = "";
 
   constructor(
     readonly transport: Transport,
@@ -100,13 +101,13 @@ export class Exchange {
           log("ok", status);
           return response;
         }
-        const bytes = await readBody(response, transport.maxResponseBytes).catch(() => null);
+        const read = await readBody(response, transport.maxResponseBytes).catch(() => undefined);
         linked.dispose();
-        failure = apiErrorFrom(request.method, this.#path, response, bytes ?? null, transport.secrets);
+        failure = apiErrorFrom(request.method, this.#path, response, read, transport.secrets);
         // The raw client hands its last error answer on, as openapi-fetch's `error`; never a redirect's.
         if (handover === "copy" && !isRedirect(response) && this.#retries(failure, attempt) === undefined) {
           log("http-error", status);
-          return new Response(bytes as BodyInit | null, response);
+          return new Response(read || null, response);
         }
       } catch (error) {
         linked.dispose();
@@ -158,13 +159,13 @@ export class Exchange {
 
   /** The kept body as text. */
   text(): string {
-    return this.#body ? decodeText(this.#body) : "";
+    return this.#body;
   }
 
   /** The error for a 2xx answer that breaks the contract. */
   broken([rule, ...got]: Broken): StudioError {
     const answered = `${this.#where} answered ${this.#answer?.status} with`;
-    if (!this.#body?.byteLength) return new StudioError(`${answered} an empty body: ${rule}`);
+    if (!this.#body) return new StudioError(`${answered} an empty body: ${rule}`);
     const given = got.length > 0 ? ` (got ${describeValue(got[0])})` : "";
     return new StudioError(`${answered} a body that breaks the contract: ${rule}${given}`);
   }
@@ -177,15 +178,16 @@ export class Exchange {
   /** The 2xx answer with its body read, kept here or copied into the Response handed on. */
   async #take(response: Response): Promise<Response> {
     const limit = this.transport.maxResponseBytes;
-    const bytes = await readBody(response, limit);
-    if (bytes === undefined) {
+    const body = await readBody(response, limit);
+    if (body === undefined) {
       // Not retried: a larger answer is not a network fault.
       throw new StudioError(
         `${this.#where} answered ${response.status} with a body over maxResponseBytes (${limit} bytes); reading stopped there`,
       );
     }
-    if (this.handover === "copy") return new Response(bytes as BodyInit | null, response);
-    this.#body = bytes;
+    // Handed on as read: no body stays no body (a 204 must not get one).
+    if (this.handover === "copy") return new Response(body || null, response);
+    this.#body = body;
     return response;
   }
 
