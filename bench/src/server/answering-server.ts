@@ -14,8 +14,10 @@ function answer(request: IncomingMessage, response: ServerResponse): void {
   }
   // Read the request body to its end before answering, as a real server would.
   request.resume();
+  // With its length, as vLLM's (FastAPI's JSONResponse) and most JSON APIs answer: writeHead alone would
+  // make node:http send the body chunked.
   request.once("end", () => {
-    response.writeHead(200, json).end(body);
+    response.writeHead(200, { ...json, "content-length": Buffer.byteLength(body) }).end(body);
   });
 }
 

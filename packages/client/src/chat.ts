@@ -1,4 +1,4 @@
-import { describeValue } from "@finetune-studio/internal";
+import { describeValue, serverRootPath } from "@finetune-studio/internal";
 import {
   type ChatCompletion,
   type ChatCompletionRequest,
@@ -22,7 +22,10 @@ import { ChatCompletionStream } from "./stream/chat-completion-stream.js";
 // request is not idempotent in that sense. Readiness is polled by waitUntilReady instead.
 
 export interface ChatClientOptions extends ClientOptions {
-  /** The server's root URL, without `/v1`: e.g. `http://127.0.0.1:8000`. */
+  /**
+   * The server's URL, e.g. `http://127.0.0.1:8000`; with `/v1` at the end (as `launch` prints it and the
+   * OpenAI SDKs take it) it means the same server.
+   */
   baseUrl: string;
   /** Only needed when the server was started with `--api-key` / `VLLM_API_KEY`; sent on `/v1` routes. */
   apiKey?: string;
@@ -92,30 +95,24 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
     headers: {},
     timeoutMs: 600_000,
     maxRetries: 0,
+    rootPath: serverRootPath,
   });
-  if (/\/v1$/.test(core.baseUrl)) {
-    // The OpenAI SDK wants `<server>/v1`; this client adds `/v1` itself, so that would call `/v1/v1/...`.
-    throw new StudioValidationError("baseUrl", "must be the server's root URL, without /v1", core.baseUrl);
-  }
-  const { api } = core;
   // The key goes to the OpenAI-compatible routes only; `/health` needs none.
-  const headers = apiKey === undefined ? undefined : { Authorization: `Bearer ${apiKey}` };
+  const headers = apiKey === undefined ? undefined : { authorization: `Bearer ${apiKey}` };
 
   async function complete(request: ChatCompletionRequest, callOptions?: RequestOptions) {
     checkChatRequest(request, false);
-    return (await core.run(
+    return core.run<ChatCompletion>(
+      { method: "POST", path: "/v1/chat/completions", body: request, headers, check: brokenCompletion },
       callOptions,
-      (sending) => api.POST("/v1/chat/completions", { body: request, headers, ...sending }),
-      brokenCompletion,
-    )) as ChatCompletion;
+    );
   }
 
   async function listModels(callOptions?: RequestOptions) {
-    return (await core.run(
+    return core.run<ModelList>(
+      { method: "GET", path: "/v1/models", headers, check: brokenModelList },
       callOptions,
-      (sending) => api.GET("/v1/models", { headers, ...sending }),
-      brokenModelList,
-    )) as ModelList;
+    );
   }
 
   /** The runtime LoRA routes answer a sentence of text on success, vLLM's JSON error otherwise. */
@@ -130,25 +127,20 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
       if (typeof given[field] !== "string")
         throw refuse(`adapter.${field}`, "must be a string", given[field]);
     }
-    return (await core.run(
-      callOptions,
-      (sending) => api.POST(path, { body: body as never, headers, ...sending }),
-      undefined,
-      "text",
-    )) as string;
+    return core.text({ method: "POST", path, body, headers }, callOptions);
   }
 
   const probeHealth = (callOptions?: RequestOptions) =>
-    core.run(callOptions, (sending) => api.GET("/health", { ...sending }), undefined, "text");
+    core.text({ method: "GET", path: "/health" }, callOptions);
 
   return {
     complete,
     async stream(request, streamOptions) {
       checkChatRequest(request, true);
       const { signal, timeoutMs } = streamOptions ?? {};
-      const body = { ...request, stream: true };
-      const response = await core.stream({ signal, timeoutMs, maxRetries: 0 }, (sending) =>
-        api.POST("/v1/chat/completions", { body, headers, ...sending }),
+      const response = await core.stream(
+        { method: "POST", path: "/v1/chat/completions", body: { ...request, stream: true }, headers },
+        { signal, timeoutMs, maxRetries: 0 },
       );
       return ChatCompletionStream.fromResponse(response, {
         signal,
@@ -205,7 +197,7 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
     },
     loadLoraAdapter: (adapter, callOptions) => loraRoute("/v1/load_lora_adapter", adapter, callOptions),
     unloadLoraAdapter: (adapter, callOptions) => loraRoute("/v1/unload_lora_adapter", adapter, callOptions),
-    raw: api,
+    raw: core.api,
   };
 }
 

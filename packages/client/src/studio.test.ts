@@ -63,6 +63,15 @@ describe("createStudioClient options", () => {
       { given: { baseUrl, token, timeoutMs: 2 ** 31 }, field: "timeoutMs" },
     ],
     ["headers that are not an object", { given: { baseUrl, token, headers: "x" }, field: "headers" }],
+    // Refused before any request, and without echoing the value: a header may carry a credential.
+    [
+      "a header value fetch would refuse",
+      { given: { baseUrl, token, headers: { "X-Key": "secret-canary\nX-Injected: 1" } }, field: "headers" },
+    ],
+    [
+      "a header name fetch would refuse",
+      { given: { baseUrl, token, headers: { "X Key": "1" } }, field: "headers" },
+    ],
     ["a logger that is not a function", { given: { baseUrl, token, logger: {} }, field: "logger" }],
   ])("refuses %s", (_, { given, field }) => {
     const error = (() => {

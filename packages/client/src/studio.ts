@@ -94,35 +94,38 @@ export function createStudioClient(options: StudioClientOptions): StudioClient {
   const secret = options.token;
   const core = createCore<paths>(options, {
     secret,
-    headers: { Authorization: `Bearer ${secret}` },
+    headers: { authorization: `Bearer ${secret}` },
     timeoutMs: 60_000,
     maxRetries: 2,
   });
-  const { api } = core;
 
-  // Each operation once: its input checked against the contract, its request, the check of its answer.
+  // Each operation once: its input checked against the contract, then one declaration of its request and
+  // of the check its answer must pass.
   async function getRecommendations(snapshotId: string, callOptions?: RequestOptions) {
     checkLimit("snapshotId", snapshotId, snapshotIdLimit);
-    return (await core.run(
+    return core.run<Recommendations>(
+      {
+        method: "GET",
+        path: "/api/v1/public/recommendations/{snapshotId}",
+        params: { snapshotId },
+        check: (data) => brokenRecommendations(data, snapshotId),
+      },
       callOptions,
-      (sending) =>
-        api.GET("/api/v1/public/recommendations/{snapshotId}", {
-          params: { path: { snapshotId } },
-          ...sending,
-        }),
-      (data) => brokenRecommendations(data, snapshotId),
-    )) as Recommendations;
+    );
   }
 
   return {
     async getProjectTree(projectId, callOptions) {
       checkLimit("projectId", projectId, projectIdLimit);
-      return (await core.run(
+      return core.run<ProjectTree>(
+        {
+          method: "GET",
+          path: "/api/v1/public/projects/{projectId}",
+          params: { projectId },
+          check: brokenProjectTree,
+        },
         callOptions,
-        (sending) =>
-          api.GET("/api/v1/public/projects/{projectId}", { params: { path: { projectId } }, ...sending }),
-        brokenProjectTree,
-      )) as ProjectTree;
+      );
     },
 
     getRecommendations,
@@ -157,15 +160,19 @@ export function createStudioClient(options: StudioClientOptions): StudioClient {
 
     async updateTrace(traceId, update, callOptions) {
       checkLimit("traceId", traceId, traceIdLimit);
-      const body = checkTraceUpdate(update);
-      return (await core.run(
+      return core.run<Trace>(
+        {
+          method: "PUT",
+          path: "/api/v1/traces/{id}",
+          params: { id: traceId },
+          body: checkTraceUpdate(update),
+          check: (data) => brokenTrace(data, traceId),
+        },
         callOptions,
-        (sending) => api.PUT("/api/v1/traces/{id}", { params: { path: { id: traceId } }, body, ...sending }),
-        (data) => brokenTrace(data, traceId),
-      )) as Trace;
+      );
     },
 
-    raw: api,
+    raw: core.api,
   };
 }
 

@@ -20,5 +20,6 @@ export {
   type SpawnGroupOptions,
   spawnGroup,
 } from "./process-group.js";
+export { serverRootPath } from "./server-url.js";
 export { escapeForTerminal, hasTerminalControl, jsonForTerminal } from "./terminal.js";
 export { MAX_TIMER_MS } from "./timers.js";

@@ -2,13 +2,19 @@ import { isThisMachine } from "@finetune-studio/internal";
 import { StudioValidationError } from "../errors.js";
 
 /**
- * Checks a base URL and returns it without a trailing slash. `sendsSecret` says whether a credential
+ * Checks a base URL and returns it as the string every API path is appended to: no trailing slash. `sendsSecret` says whether a credential
  * will travel with requests; then `http://` to another host is refused unless `allowInsecureHttp`.
+ * `rootPath` reads the root's path from the URL's (vLLM's server may be named with `/v1` at the end).
  */
 export function parseBaseUrl(
   value: unknown,
-  options: { field: string; sendsSecret: boolean; allowInsecureHttp: boolean },
-): URL {
+  options: {
+    field: string;
+    sendsSecret: boolean;
+    allowInsecureHttp: boolean;
+    rootPath?: (pathname: string) => string;
+  },
+): string {
   const fail = (rule: string, received?: string) => new StudioValidationError(options.field, rule, received);
   if (typeof value !== "string" || value.trim() === "") {
     const got = typeof value === "string" ? "an empty string" : value === null ? "null" : typeof value;
@@ -45,11 +51,6 @@ export function parseBaseUrl(
       url.origin,
     );
   }
-  url.pathname = url.pathname.replace(/\/+$/, "");
-  return url;
-}
-
-/** The base URL as a string without a trailing slash, for openapi-fetch. */
-export function baseUrlString(url: URL): string {
-  return `${url.origin}${url.pathname}`.replace(/\/+$/, "");
+  const path = options.rootPath?.(url.pathname) ?? url.pathname.replace(/\/+$/, "");
+  return url.origin + path;
 }

@@ -1,4 +1,4 @@
-// The streaming hook of the core: a call started with `stream: true` resolves with the unread 2xx Response,
+// The streaming hook of the core: a call made with `core.stream` resolves with the unread 2xx Response,
 // after auth, redirect refusal, a timeout that covers the wait for headers only, and retries before any
 // byte of the body. Real node:http servers on 127.0.0.1.
 import type { ChatPaths } from "@finetune-studio/types";
@@ -28,12 +28,8 @@ async function core(handlers: Handler[], timeoutMs = 5_000) {
 }
 
 function stream(made: Awaited<ReturnType<typeof core>>["made"], options?: { signal?: AbortSignal }) {
-  return made.stream(options, (sending) =>
-    made.api.POST("/v1/chat/completions", {
-      body: { model: "m", messages: [{ role: "user", content: "hi" }], stream: true } as never,
-      ...sending,
-    }),
-  );
+  const body = { model: "m", messages: [{ role: "user", content: "hi" }], stream: true };
+  return made.stream({ method: "POST", path: "/v1/chat/completions", body }, options);
 }
 
 /** Sends the headers at once, then one event every `everyMs`, `count` times. */

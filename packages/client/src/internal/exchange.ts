@@ -3,18 +3,29 @@ import { StudioApiError, StudioConnectionError, StudioError, StudioTimeoutError 
 import type { StudioRequestLog } from "../logger.js";
 import type { ClientOptions } from "../options.js";
 import { containsSecret, redactText } from "./redact.js";
-import { apiErrorFrom, decodeText, isRedirect, readBody } from "./response.js";
+import { apiErrorFrom, isRedirect, readBody } from "./response.js";
 import { backoffMs, isRetryableStatus, MAX_RETRY_AFTER_MS } from "./retry.js";
 import { LinkedSignal, sleep } from "./signals.js";
 
-// One call over the network, as the `fetch` openapi-fetch is given: attempts with a timeout each (until the
-// whole body is read), retries with backoff and Retry-After, redirects refused, every body read at most
-// maxResponseBytes, a log entry per attempt, and each failure a StudioError with the secrets scrubbed.
+// One call over the network: attempts with a timeout each (until the whole body is read), retries with
+// backoff and Retry-After, redirects refused, every body read at most maxResponseBytes, a log entry per
+// attempt, and each failure a StudioError with the secrets scrubbed. The operations hand it the request's
+// parts; the raw client's openapi-fetch hands it a Request, through `fetchRequest`.
+
+/** A request as its parts: fetch builds the one Request an attempt needs from them, the body sent as is. */
+export interface Outgoing {
+  readonly method: string;
+  readonly url: string;
+  /** Names in lower case. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** Read once: every attempt sends it again. */
+  readonly body: string | ArrayBuffer | null;
+}
 
 /** What a client fixes once. */
 export interface Transport {
-  /** Sends one attempt: the request with this attempt's signal and the body read once. */
-  readonly send: (request: Request, init: RequestInit) => Promise<Response>;
+  /** Sends one attempt, with that attempt's signal. */
+  readonly send: (request: Outgoing, signal: AbortSignal) => Promise<Response>;
   readonly secrets: readonly string[];
   readonly logger: ClientOptions["logger"];
   readonly maxResponseBytes: number;
@@ -38,10 +49,11 @@ export type Handover = "keep" | "stream" | "copy";
 export type Broken = [rule: string, got?: unknown];
 
 export class Exchange {
-  #request: Request | undefined;
+  #request: Outgoing | undefined;
   /** The 2xx answer handed on, for messages about its body. */
   #answer: Response | undefined;
-  #body: Uint8Array | null = null;
+  /** The kept 2xx body. */
+  #body = "";
 
   constructor(
     readonly transport: Transport,
@@ -49,13 +61,19 @@ export class Exchange {
     readonly handover: Handover,
   ) {}
 
-  /** The `fetch` for openapi-fetch: every attempt of the request it built. */
-  readonly fetch = async (request: Request): Promise<Response> => {
+  /** The `fetch` for openapi-fetch (the raw client): every attempt of the Request it built. */
+  async fetchRequest(request: Request): Promise<Response> {
+    // The body is read once, and each attempt sends it as is.
+    const { method, url } = request;
+    const headers = Object.fromEntries(request.headers);
+    return this.send({ method, url, headers, body: request.body && (await request.arrayBuffer()) });
+  }
+
+  /** Every attempt of `request`, until one answers 2xx or the failure is final. */
+  async send(request: Outgoing): Promise<Response> {
     const { transport, budget, handover } = this;
     this.#request = request;
-    // A body is read once and sent as is by each attempt.
-    const body = request.body && (await request.arrayBuffer());
-    const signal = handover === "copy" ? request.signal : budget.signal;
+    const { signal } = budget;
     for (let attempt = 1; ; attempt++) {
       if (signal?.aborted) throw signal.reason;
       const started = Date.now();
@@ -67,7 +85,7 @@ export class Exchange {
       let failure: StudioError;
       let status: number | undefined;
       try {
-        let response = await transport.send(request, { body, signal: linked.signal });
+        let response = await transport.send(request, linked.signal);
         status = response.status;
         if (response.ok && !response.redirected) {
           // A stream's body outlives its attempt's timer, but not the caller's signal.
@@ -83,13 +101,13 @@ export class Exchange {
           log("ok", status);
           return response;
         }
-        const bytes = await readBody(response, transport.maxResponseBytes).catch(() => null);
+        const read = await readBody(response, transport.maxResponseBytes).catch(() => undefined);
         linked.dispose();
-        failure = apiErrorFrom(request.method, this.#path, response, bytes ?? null, transport.secrets);
+        failure = apiErrorFrom(request.method, this.#path, response, read, transport.secrets);
         // The raw client hands its last error answer on, as openapi-fetch's `error`; never a redirect's.
         if (handover === "copy" && !isRedirect(response) && this.#retries(failure, attempt) === undefined) {
           log("http-error", status);
-          return new Response(bytes as BodyInit | null, response);
+          return new Response(read || null, response);
         }
       } catch (error) {
         linked.dispose();
@@ -114,7 +132,7 @@ export class Exchange {
       if (retryInMs === undefined) throw failure;
       await sleep(retryInMs, signal);
     }
-  };
+  }
 
   /** `METHOD /path` of the request, for messages. */
   get #where(): string {
@@ -141,36 +159,35 @@ export class Exchange {
 
   /** The kept body as text. */
   text(): string {
-    return this.#body ? decodeText(this.#body) : "";
+    return this.#body;
   }
 
   /** The error for a 2xx answer that breaks the contract. */
   broken([rule, ...got]: Broken): StudioError {
     const answered = `${this.#where} answered ${this.#answer?.status} with`;
-    if (!this.#body?.byteLength) return new StudioError(`${answered} an empty body: ${rule}`);
+    if (!this.#body) return new StudioError(`${answered} an empty body: ${rule}`);
     const given = got.length > 0 ? ` (got ${describeValue(got[0])})` : "";
     return new StudioError(`${answered} a body that breaks the contract: ${rule}${given}`);
   }
 
-  /** What reached the caller of an openapi-fetch call instead of its answer. */
-  failure(error: unknown): unknown {
-    if (error instanceof StudioError || this.budget.signal?.aborted) return error;
-    // Nothing went over the wire: openapi-fetch could not build the request (a header it refused, say).
+  /** What a request that could not be built (a body JSON cannot write, say) becomes: nothing was sent. */
+  unsent(error: unknown): StudioError {
     return new StudioError(`${this.#where} could not be sent: ${this.#safeText(error)}`);
   }
 
   /** The 2xx answer with its body read, kept here or copied into the Response handed on. */
   async #take(response: Response): Promise<Response> {
     const limit = this.transport.maxResponseBytes;
-    const bytes = await readBody(response, limit);
-    if (bytes === undefined) {
+    const body = await readBody(response, limit);
+    if (body === undefined) {
       // Not retried: a larger answer is not a network fault.
       throw new StudioError(
         `${this.#where} answered ${response.status} with a body over maxResponseBytes (${limit} bytes); reading stopped there`,
       );
     }
-    if (this.handover === "copy") return new Response(bytes as BodyInit | null, response);
-    this.#body = bytes;
+    // Handed on as read: no body stays no body (a 204 must not get one).
+    if (this.handover === "copy") return new Response(body || null, response);
+    this.#body = body;
     return response;
   }
 
@@ -224,7 +241,7 @@ export class Exchange {
         method: this.#request?.method ?? "",
         path: this.#path,
         ...entry,
-        authorization: this.#request?.headers.has("authorization") ? "Bearer [redacted]" : undefined,
+        authorization: this.#request?.headers.authorization ? "Bearer [redacted]" : undefined,
       });
     } catch {
       // A logger that throws must not turn a good answer into a failure.

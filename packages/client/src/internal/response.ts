@@ -23,30 +23,35 @@ export function decodeText(bytes: Uint8Array): string {
   return decoder.decode(bytes);
 }
 
-/** The whole body, at most `limit` bytes (after decompression); undefined past it, the rest left unread. */
-export async function readBody(response: Response, limit: number): Promise<Uint8Array | null | undefined> {
-  if (response.body === null) return null;
-  // HTTP framing bounds a body of declared length (unless compressed): read it whole, the fast way.
+/**
+ * The whole body as text (UTF-8, "" for none), at most `limit` bytes (after decompression); undefined past
+ * it, the rest left unread.
+ */
+export async function readBody(response: Response, limit: number): Promise<string | undefined> {
+  if (response.body === null) return "";
+  // HTTP framing bounds a body of declared length (unless compressed): read it whole, the fast way (fetch's
+  // own text(): cheaper than an ArrayBuffer copied and decoded here).
   const length = response.headers.get("content-length");
   if (length !== null && Number(length) <= limit && !response.headers.has("content-encoding")) {
-    return new Uint8Array(await response.arrayBuffer());
+    return response.text();
   }
-  return readAtMost(response.body, limit);
+  const bytes = await readAtMost(response.body, limit);
+  return bytes && decodeText(bytes);
 }
 
-/** The error for a non-2xx (or redirected) answer whose body, if read, is `bytes`. */
+/** The error for a non-2xx (or redirected) answer whose body, if read, is `read`. */
 export function apiErrorFrom(
   method: string,
   path: string,
   response: Response,
-  bytes: Uint8Array | null | undefined,
+  read: string | undefined,
   secrets: readonly string[],
 ): StudioApiError {
   const headers: Record<string, string> = {};
   response.headers.forEach((value, name) => {
     if (!DROPPED_HEADERS.includes(name)) headers[name] = redactText(value, secrets);
   });
-  const text = bytes ? redactText(decodeText(bytes), secrets) : "";
+  const text = read ? redactText(read, secrets) : "";
   const body = text === "" ? undefined : redact(parseJson(text), secrets);
   const requestId = headers["x-request-id"] ?? headers["request-id"] ?? headers["x-correlation-id"];
   const { status } = response;
