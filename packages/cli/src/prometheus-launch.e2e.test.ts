@@ -46,7 +46,9 @@ async function upByJob(prometheusUrl: string): Promise<Record<string, number[]>>
     data: { result: { metric: { job: string }; value: [number, string] }[] };
   };
   const byJob: Record<string, number[]> = {};
-  for (const row of body.data.result) (byJob[row.metric.job] ??= []).push(Number(row.value[1]));
+  for (const row of body.data.result) {
+    byJob[row.metric.job] = [...(byJob[row.metric.job] ?? []), Number(row.value[1])];
+  }
   return byJob;
 }
 
