@@ -72,6 +72,8 @@ export {
   type MetricsScrape,
   type PrefixCacheHitRate,
   type ReadableVllmMetrics,
+  type SloAttainment,
+  type SummaryOptions,
   summarizeVllmMetrics,
   type UnreadableVllmMetrics,
   type VllmLoad,
