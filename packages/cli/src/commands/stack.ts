@@ -42,7 +42,7 @@ function runStack(args: readonly string[], io: CliIo): number {
     io.out(HELP);
     return ExitCode.Ok;
   }
-  if (!OUTPUTS.includes(what as (typeof OUTPUTS)[number])) {
+  if (what === undefined || !OUTPUTS.includes(what as (typeof OUTPUTS)[number])) {
     throw new UsageError(
       what === undefined
         ? "say what to print: values, adapters or dashboard"
