@@ -4,6 +4,7 @@ import { pathToFileURL } from "node:url";
 import { getFreePort } from "@finetune-studio/testing";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ALERT_NAMES, dashboardPanels } from "../src/build/monitoring-snippets.js";
 import { distDir, docsDir } from "../src/build/paths.js";
 import { type StaticServer, startStaticServer } from "../src/server/static-server.js";
 import { launchChromium } from "./support/chromium.js";
@@ -88,6 +89,19 @@ describe("what the pages show", () => {
     const { text } = visitOf("serving.html");
     for (const command of ["vllm serve", "--lora-modules", "--served-model-name"])
       expect(text).toContain(command);
+  });
+
+  it("the monitoring guide renders the three commands, and explains every panel and alert", () => {
+    const { text } = visitOf("monitoring.html");
+    for (const command of [
+      "launch full",
+      "prometheus --launch 8000",
+      "grafana --slo",
+      "job_name: front-door",
+    ])
+      expect(text).toContain(command);
+    for (const panel of dashboardPanels()) expect(text).toContain(panel.title);
+    for (const alert of ALERT_NAMES) expect(text).toContain(alert);
   });
 });
 

@@ -1,4 +1,5 @@
-import { getFreePort } from "@finetune-studio/testing";
+import { createServer } from "node:net";
+import { getFreePort, getFreePortFollowedBy } from "@finetune-studio/testing";
 import { describe, expect, it } from "vitest";
 import { fakeVllmEnv } from "./test/cli-process.js";
 import { smiListing } from "./test/fleet-launch.js";
@@ -23,6 +24,11 @@ describe("multi-instance arguments", () => {
       "--instances and --gpus that disagree with --tensor-parallel-size",
       ["--instances", "2", "--gpus", "0,1", "--tensor-parallel-size", "2"],
       /--instances: 2 instances of --tensor-parallel-size 2 need 4 GPUs; --gpus lists 2/,
+    ],
+    [
+      "a port whose front-door metrics port (P+N+1) is past 65535",
+      ["--instances", "2", "--port", "65533"],
+      /--port: the front door's metrics listen on port 65536 \(after the instances'\), above 65535 \(given 65533\)/,
     ],
     [
       "--max-connections 0",
@@ -74,5 +80,27 @@ describe("multi-instance arguments", () => {
     expect(result.stderr).toMatch(/--gpus: this machine has no GPU 3/);
     expect(result.code).toBe(1);
     expect(fake.record()).toBeUndefined();
+  });
+
+  it("refuses a port whose front-door metrics port is taken, before anything starts", async () => {
+    const bin = smiListing(2);
+    const fake = fakeVllmEnv();
+    const env = { ...fake.env, PATH: `${bin}:${fake.env.PATH}` };
+    const port = await getFreePortFollowedBy(3);
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(port + 3, "127.0.0.1", resolve));
+    try {
+      const result = await runCapture(
+        ["launch", "full", "acme/m", "--port", String(port), "--instances", "2"],
+        env,
+      );
+      expect(result.stderr).toContain(
+        `127.0.0.1:${port + 3}, where the front door serves its metrics (port P+N+1), is not free`,
+      );
+      expect(result.code).toBe(1);
+      expect(fake.record()).toBeUndefined();
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
   });
 });

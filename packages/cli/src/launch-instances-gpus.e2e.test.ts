@@ -21,7 +21,7 @@ afterEach(async () => {
 
 describe("launch --instances N --tensor-parallel-size T", { timeout: 180_000 }, () => {
   it("gives each instance T GPUs of its own, and each starts", async () => {
-    const port = await getFreePortFollowedBy(2);
+    const port = await getFreePortFollowedBy(3); // two instances and the front door's metrics
     const fake = fakeVllmEnv(LIGHT_VLLM);
     const env = { ...fake.env, PATH: `${smiListing(4)}:${fake.env.PATH}` };
     const proc = startFleet(running, port, env, { more: ["--tensor-parallel-size", "2"] });

@@ -92,7 +92,7 @@ describe("launch whose output pipe closes (`2>&1 | head -5`)", { timeout: 240_00
     ["a launch of one", 1],
     ["launch --instances 2", 2],
   ])("%s stops in order and leaves no process and no runtime directory", async (_name, instances) => {
-    const port = instances === 1 ? await getFreePort() : await getFreePortFollowedBy(instances);
+    const port = instances === 1 ? await getFreePort() : await getFreePortFollowedBy(instances + 1);
     const fake = fakeVllmEnv(LIGHT_VLLM);
     const fleet = instances === 1 ? "" : ` --instances ${instances}`;
     const command = `"${process.execPath}" "${CLI}" launch full acme/m --port ${port}${fleet} --stop-timeout 5 2>&1 | head -5`;

@@ -76,6 +76,20 @@ describe("studio-serve prometheus", { timeout: 60_000 }, () => {
     expect(readdirSync(dir).sort()).toEqual(["prometheus.yml", "studio-serve-rules.yml"]);
   });
 
+  it("--slo and --objective add the SLO recording rules and burn-rate alerts, which promtool accepts", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "studio-prometheus-cli-"));
+    dirs.push(dir);
+    const slo = ["--slo", "ttft=500ms,tpot=50ms,e2el=10s", "--objective", "0.995"];
+    const result = await runCapture(["prometheus", "--target", "127.0.0.1:8001", ...slo, "--out", dir]);
+    expect(result.code, result.stderr).toBe(0);
+    const rules = readFileSync(join(dir, "studio-serve-rules.yml"), "utf8");
+    expect(rules).toBe(prometheusRules({ slo: "ttft=500ms,tpot=50ms,e2el=10s", objective: 0.995 }));
+    expect(rules).toContain("VllmSloBudgetBurningFast");
+    expect(rules).toContain("job_slo:vllm_requests_within_target:ratio_rate5m");
+    const checked = await promtool(["check", "config", "prometheus.yml"], dir);
+    expect(checked.code, checked.output).toBe(0);
+  });
+
   it("prints both files without --out", async () => {
     const result = await runCapture(["prometheus", "--target", "[::1]:8001", "--scrape-interval", "5"]);
     expect(result.code).toBe(0);
@@ -85,7 +99,14 @@ describe("studio-serve prometheus", { timeout: 60_000 }, () => {
   });
 
   it.each([
-    [[], "--target: must list at least one host:port"],
+    [[], "name the instances: --target host:port (repeat for each), or --launch P"],
+    [["--target", "a:1", "--slo", "ttft=soon"], "--slo:"],
+    [["--target", "a:1", "--slo", "ttft=0.5ms"], "--slo: ttft must be at least"],
+    [["--target", "a:1", "--objective", "0.99"], "--objective: needs slo"],
+    [
+      ["--target", "a:1", "--slo", "ttft=500ms", "--objective", "0.5"],
+      "--objective: must be a share above 0.9306",
+    ],
     [
       ["--target", "a:1", "--target", "nope"],
       '--target #2: must be host:port with a port from 1 to 65535 ([addr]:port for IPv6) (given "nope")',

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import {
   buildLoraAdapterResources,
   buildStackCommands,
+  buildStackDashboard,
   buildStackValues,
   type ServeOptions,
   type StackOptions,
@@ -196,6 +197,40 @@ describe("studio-serve stack adapters", () => {
   });
 });
 
+describe("studio-serve stack dashboard", () => {
+  it("prints buildStackDashboard's ConfigMap, its queries on the chart's engine job, and kubectl apply", async () => {
+    const args = ["stack", "dashboard", "full", base, "--release", "prod", "--namespace", "serving"];
+    const { code, stdout, stderr } = await runCapture(args);
+    expect(code, stderr).toBe(0);
+    const configMap = buildStackDashboard(
+      { kind: "full", model: base },
+      { release: "prod", namespace: "serving" },
+    );
+    expect(parse(stdout)).toEqual(configMap);
+    expect(configMap.metadata.labels).toEqual({ grafana_dashboard: "1" });
+    expect(stderr).toContain("#   kubectl apply --filename dashboard.yaml");
+  });
+
+  it("--out writes dashboard.yaml (0644), the same as printed", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "stack-cli-"));
+    dirs.push(dir);
+    const args = ["stack", "dashboard", ...loraArgs, "--storage-pvc", "50Gi"];
+    const printed = await runCapture(args);
+    const written = await runCapture([...args, "--out", dir]);
+    expect(written.code, written.stderr).toBe(0);
+    const file = join(dir, "dashboard.yaml");
+    expect(readFileSync(file, "utf8")).toBe(printed.stdout);
+    expect(statSync(file).mode & 0o777).toBe(0o644);
+    expect(written.stdout).toContain(`kubectl apply --filename ${file}`);
+  });
+
+  it("refuses an unknown output, listing the three", async () => {
+    const { code, stderr } = await runCapture(["stack", "dashboards", "full", base]);
+    expect(code).toBe(2);
+    expect(stderr).toContain('unknown stack output "dashboards": use values, adapters or dashboard');
+  });
+});
+
 describe("studio-serve stack refuses bad input with exit code 2, naming the flag", () => {
   it("refuses a hub adapter loaded at runtime without --hf-token-secret, naming the flag", async () => {
     const { code, stderr } = await runCapture(["stack", "adapters", ...loraArgs, ...runtimeWithoutToken]);
@@ -204,7 +239,7 @@ describe("studio-serve stack refuses bad input with exit code 2, naming the flag
   });
 
   it.each<[string, string[], RegExp]>([
-    ["no output named", ["stack"], /say what to print: values or adapters/],
+    ["no output named", ["stack"], /say what to print: values, adapters or dashboard/],
     ["an unknown output", ["stack", "chart", "full", "m/m"], /unknown stack output "chart"/],
     ["--host, which the chart decides", ["stack", "values", "full", "m/m", "--host", "0.0.0.0"], /--host/],
     [

@@ -21,7 +21,7 @@ interface Shown {
 
 describe("status on a launch's front door", { timeout: 180_000 }, () => {
   it("shows the instances behind it, each on its own, and refuses to mix what it cannot tell apart", async () => {
-    const port = await getFreePortFollowedBy(2);
+    const port = await getFreePortFollowedBy(3); // two instances and the front door's metrics
     const fake = fakeVllmEnv(LIGHT_VLLM);
     const proc = startFleet(running, port, fake.env);
     await waitForOutput(proc, FLEET_READY, 120_000);

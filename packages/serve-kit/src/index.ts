@@ -43,6 +43,7 @@ export {
 } from "./monitoring/grafana-dashboard.js";
 export {
   DEFAULT_PROMETHEUS_RULES_FILE,
+  FRONT_DOOR_JOB,
   type PrometheusConfigOptions,
   prometheusConfig,
 } from "./monitoring/prometheus-config.js";
@@ -71,6 +72,8 @@ export {
   type MetricsScrape,
   type PrefixCacheHitRate,
   type ReadableVllmMetrics,
+  type SloAttainment,
+  type SummaryOptions,
   summarizeVllmMetrics,
   type UnreadableVllmMetrics,
   type VllmLoad,

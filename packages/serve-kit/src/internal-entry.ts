@@ -11,4 +11,5 @@ export {
 } from "./front-door/haproxy-config.js";
 export { AFFINITY_BACKEND } from "./front-door/haproxy-routing.js";
 export { checkListenAddress } from "./listen-address.js";
+export { checkObjective } from "./monitoring/slo-rules.js";
 export { safetensorsHeaderBytes, safetensorsLmHeadBytes } from "./plan/index.js";

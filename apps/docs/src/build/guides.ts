@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { IndexEntry } from "./index-page.js";
 import type { Snippet } from "./markdown.js";
+import { monitoringSnippets } from "./monitoring-snippets.js";
 import { contentDir } from "./paths.js";
 import { servingSnippets } from "./serving-snippets.js";
 
@@ -32,5 +33,14 @@ export const guides: readonly Guide[] = [
       "Serve a fine-tuned model with vLLM (full or LoRA), call it with our client or openai, scale it behind a load balancer, update it.",
     markdown: readContent("serving.md"),
     snippets: servingSnippets,
+  },
+  {
+    file: "monitoring.html",
+    title: "Monitoring guide",
+    navLabel: "Monitoring",
+    summary:
+      "From a running launch to a Grafana dashboard in three commands: Prometheus on the instances and the front door, SLOs, alerts.",
+    markdown: readContent("monitoring.md"),
+    snippets: monitoringSnippets,
   },
 ];

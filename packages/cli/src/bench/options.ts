@@ -1,5 +1,11 @@
 import { type BenchSlo, parseSlo, ServeConfigError } from "@finetune-studio/serve-kit";
-import { API_KEY_ENV_FLAG, JSON_FLAG, LAUNCH_FLAG, OUT_FLAG } from "../shared/common-flags.js";
+import {
+  API_KEY_ENV_FLAG,
+  SLO_FLAG as COMMON_SLO_FLAG,
+  JSON_FLAG,
+  LAUNCH_FLAG,
+  OUT_FLAG,
+} from "../shared/common-flags.js";
 import {
   countFlag,
   describedAs,
@@ -98,10 +104,10 @@ export const REQUEST_FLAGS = [
   API_KEY_ENV_FLAG,
 ];
 
-export const SLO_FLAG = textFlag("slo", {
-  valueName: "ttft=500ms,tpot=50ms,e2el=10s",
-  help: "a request is good when it meets each; goodput counts them",
-});
+export const SLO_FLAG = describedAs(
+  COMMON_SLO_FLAG,
+  "a request is good when it meets each; goodput counts them",
+);
 export const ATTAINMENT_FLAG = ruleFlag(
   "attainment",
   { valueName: "F", help: "the share of good requests a load must reach to count as served", fallback: 0.95 },

@@ -6,12 +6,13 @@ import {
   prometheusConfig,
   prometheusRules,
 } from "@finetune-studio/serve-kit";
-import { OUT_FLAG } from "../shared/common-flags.js";
+import { LAUNCH_FLAG, OBJECTIVE_FLAG, OUT_FLAG, SLO_FLAG } from "../shared/common-flags.js";
 import { ExitCode } from "../shared/exit-codes.js";
 import { describedAs, flagHelp, listFlag, parseFlags, refuseExtraWords, textFlag } from "../shared/flags.js";
-import type { CliIo } from "../shared/io.js";
+import { type CliIo, UsageError } from "../shared/io.js";
 import { numberOrRaw } from "../shared/raw-values.js";
 import { FileWriteError, writeFilesTogether } from "../shared/safe-files.js";
+import { launchUrls } from "../status/launch-urls.js";
 import type { CliCommand } from "./command-type.js";
 
 /** Each threshold flag, the builder field it sets, and its help (the builder checks the value). */
@@ -41,6 +42,7 @@ const TARGET_FLAG = listFlag("target", {
 });
 const CONFIG_FLAGS = [
   TARGET_FLAG,
+  describedAs(LAUNCH_FLAG, "every instance of the `launch` serving on port P, and its front door"),
   describedAs(OUT_FLAG, `write prometheus.yml and ${DEFAULT_PROMETHEUS_RULES_FILE} into DIR`),
   textFlag("scrape-interval", {
     valueName: "S",
@@ -52,12 +54,19 @@ const CONFIG_FLAGS = [
 const THRESHOLD_FLAGS = THRESHOLDS.map(([flag, field, valueName, help]) =>
   textFlag(flag, { valueName, help, field: `thresholds.${field}` }),
 );
-const FLAGS = [...CONFIG_FLAGS, ...THRESHOLD_FLAGS];
+const SLO_FLAGS = [
+  describedAs(
+    SLO_FLAG,
+    "add recording rules for the share of requests within each target,\nand burn-rate alerts (bench --slo's syntax)",
+  ),
+  OBJECTIVE_FLAG,
+];
+const FLAGS = [...CONFIG_FLAGS, ...THRESHOLD_FLAGS, ...SLO_FLAGS];
 
 const CONFIG_FILE = "prometheus.yml";
 
 /** `studio-serve prometheus`: the scrape config and alerting rules for vLLM instances, printed or written. */
-function runPrometheus(args: readonly string[], io: CliIo): number {
+async function runPrometheus(args: readonly string[], io: CliIo): Promise<number> {
   const parsed = parseFlags(args, FLAGS);
   if (parsed.help) {
     io.out(HELP);
@@ -69,16 +78,27 @@ function runPrometheus(args: readonly string[], io: CliIo): number {
   for (const [flag, field] of THRESHOLDS) {
     if (values[flag] !== undefined) thresholds[field] = numberOrRaw(values[flag]);
   }
-  // The builders check every value; their errors name the field, which run.ts reports as the flag.
+  const slo = parsed.get(SLO_FLAG);
+  const objective = parsed.get(OBJECTIVE_FLAG);
+  // The builders check every value; their errors name the field, which run.ts reports as the flag. The
+  // rules are built before the launch is asked for its instances: bad input stops before any request.
+  const rules = prometheusRules({
+    thresholds: thresholds as PrometheusThresholds,
+    ...(values.job === undefined ? {} : { jobName: values.job as string }),
+    ...(slo === undefined ? {} : { slo }),
+    ...(objective === undefined ? {} : { objective: numberOrRaw(objective) as number }),
+  });
+  const launched = await launchTargets(parsed.get(LAUNCH_FLAG), io);
+  const targets = [...new Set([...parsed.get(TARGET_FLAG), ...launched.instances])];
+  if (targets.length === 0) {
+    throw new UsageError("name the instances: --target host:port (repeat for each), or --launch P");
+  }
   const config = prometheusConfig({
-    targets: parsed.get(TARGET_FLAG),
+    targets,
+    ...(launched.frontDoor === undefined ? {} : { frontDoorTargets: [launched.frontDoor] }),
     ...(values["scrape-interval"] === undefined
       ? {}
       : { scrapeIntervalSeconds: numberOrRaw(values["scrape-interval"]) as number }),
-    ...(values.job === undefined ? {} : { jobName: values.job as string }),
-  });
-  const rules = prometheusRules({
-    thresholds: thresholds as PrometheusThresholds,
     ...(values.job === undefined ? {} : { jobName: values.job as string }),
   });
   const out = parsed.get(OUT_FLAG);
@@ -109,15 +129,31 @@ function runPrometheus(args: readonly string[], io: CliIo): number {
   return ExitCode.Ok;
 }
 
+/** The instances (host:port) and front door of the launch serving on `port`, read as `status --launch` reads them. */
+async function launchTargets(
+  port: number | undefined,
+  io: CliIo,
+): Promise<{ instances: string[]; frontDoor: string | undefined }> {
+  if (port === undefined) return { instances: [], frontDoor: undefined };
+  const launch = await launchUrls(port, io);
+  if (launch === undefined) throw new UsageError(`--launch: no launch runs on port ${port} for this user`);
+  if (launch.killed !== undefined) io.err(`studio-serve: ${launch.killed}\n`);
+  return { instances: launch.urls.map((url) => new URL(url).host), frontDoor: launch.frontDoorMetrics };
+}
+
 const HELP = `studio-serve prometheus: a Prometheus scrape config and alerting rules for vLLM instances.
 
 Usage:
   studio-serve prometheus --target host:port [--target host:port ...] [--out DIR] [options]
+  studio-serve prometheus --launch P [--out DIR] [options]
 
 Prints prometheus.yml and the rules file it loads (${DEFAULT_PROMETHEUS_RULES_FILE}), or with --out
 writes both into DIR. The rules alert when an instance is down, its waiting queue stays long and does
 not shrink, its KV cache is nearly full, time to first token p95 is too high, or requests finish as
-error or abort more than they should.
+error or abort more than they should. With --launch P, the instances of the launch on port P are
+scraped (job vllm) and so is its front door's HAProxy (job front-door). With --slo, the rules also
+record the share of requests within each target, per instance and for the fleet, and alert when the
+error budget burns fast (1 h and 5 min windows) or slowly (6 h and 30 min).
 
 Options:
 ${flagHelp(FLAGS)}
@@ -126,13 +162,16 @@ vLLM's /metrics is not guarded by --api-key: keep the instances' ports off publi
 Prometheus reach them on a private one.
 
 Example:
-  studio-serve prometheus --target 127.0.0.1:8001 --target 127.0.0.1:8002 --out ./monitoring
+  studio-serve prometheus --launch 8000 --slo ttft=500ms,tpot=50ms --out ./monitoring
   prometheus --config.file=./monitoring/prometheus.yml
 `;
 
 export const prometheus: CliCommand = {
   name: "prometheus",
-  synopsis: [["prometheus --target host:port ... [--out DIR]", "write a Prometheus config and alerts"]],
+  synopsis: [
+    ["prometheus --target host:port ... [--out DIR]", "write a Prometheus config and alerts"],
+    ["prometheus --launch P [--slo ...] [--out DIR]", "the same for a launch's instances and front door"],
+  ],
   help: HELP,
   flags: FLAGS,
   run: runPrometheus,

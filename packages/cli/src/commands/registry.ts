@@ -3,6 +3,7 @@ import { bench } from "./bench.js";
 import { command } from "./command.js";
 import type { CliCommand } from "./command-type.js";
 import { doctor } from "./doctor.js";
+import { grafana } from "./grafana.js";
 import { launch } from "./launch.js";
 import { haproxy, nginx } from "./load-balancer.js";
 import { plan } from "./plan.js";
@@ -26,6 +27,7 @@ export const COMMANDS: readonly CliCommand[] = [
   haproxy,
   nginx,
   prometheus,
+  grafana,
   stack,
 ];
 

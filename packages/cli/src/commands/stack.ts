@@ -3,6 +3,7 @@ import { join } from "node:path";
 import {
   buildLoraAdapterResources,
   buildStackCommands,
+  buildStackDashboard,
   buildStackValues,
   ServeConfigError,
   type StackCommand,
@@ -31,19 +32,21 @@ import type { CliCommand } from "./command-type.js";
 
 const VALUES_FILE = "values.yaml";
 const ADAPTERS_FILE = "adapters.yaml";
+const DASHBOARD_FILE = "dashboard.yaml";
+const OUTPUTS = ["values", "adapters", "dashboard"] as const;
 
-/** `studio-serve stack values|adapters`: the chart's values or the LoraAdapter resources, as YAML. */
+/** `studio-serve stack values|adapters|dashboard`: the chart's values, the LoraAdapter resources or the Grafana dashboard's ConfigMap, as YAML. */
 function runStack(args: readonly string[], io: CliIo): number {
   const [what, ...rest] = args;
   if (what === "--help" || what === "-h") {
     io.out(HELP);
     return ExitCode.Ok;
   }
-  if (what !== "values" && what !== "adapters") {
+  if (what === undefined || !OUTPUTS.includes(what as (typeof OUTPUTS)[number])) {
     throw new UsageError(
       what === undefined
-        ? "say what to print: values or adapters"
-        : `unknown stack output ${quoted(what)}: use values or adapters`,
+        ? "say what to print: values, adapters or dashboard"
+        : `unknown stack output ${quoted(what)}: use values, adapters or dashboard`,
     );
   }
   const parsed = parseStackArgs(what, rest);
@@ -52,7 +55,8 @@ function runStack(args: readonly string[], io: CliIo): number {
     return ExitCode.Ok;
   }
   try {
-    return what === "values" ? printValues(parsed, io) : printAdapters(parsed, io);
+    if (what === "values") return printValues(parsed, io);
+    return what === "adapters" ? printAdapters(parsed, io) : printDashboard(parsed, io);
   } catch (error) {
     // Name the flag the user typed, not the builder's option.
     const flag = error instanceof ServeConfigError ? STACK_FIELD_FLAGS[error.field] : undefined;
@@ -99,6 +103,19 @@ function printAdapters(parsed: ParsedStackArgs, io: CliIo): number {
   return ExitCode.Ok;
 }
 
+/** The Grafana dashboard as a ConfigMap Grafana's sidecar imports, its queries on the chart's engine job. */
+function printDashboard(parsed: ParsedStackArgs, io: CliIo): number {
+  const { config, options, out } = parsed;
+  const configMap = buildStackDashboard(config, options);
+  const yaml = `# The studio-serve Grafana dashboard for ${VLLM_STACK_CHART.name}, from studio-serve stack dashboard.\n${stringify(configMap, { lineWidth: 0 })}`;
+  const file = out === undefined ? DASHBOARD_FILE : join(out, DASHBOARD_FILE);
+  emit(io, out, DASHBOARD_FILE, yaml, [
+    `kubectl apply --filename ${file}   # in the namespace of a Grafana whose dashboard sidecar is on (sidecar.dashboards.enabled)`,
+    "# its queries read the engines' scrape job, the engine Service's name (a ServiceMonitor on it)",
+  ]);
+  return ExitCode.Ok;
+}
+
 function withAdaptersNote(step: StackCommand, parsed: ParsedStackArgs): string {
   const where = parsed.out === undefined ? "> adapters.yaml" : `--out ${parsed.out}`;
   return `${step.shell}   # after: studio-serve stack adapters ${parsed.kind} ... ${where}`;
@@ -131,13 +148,15 @@ function emit(io: CliIo, out: string | undefined, file: string, yaml: string, co
 
 const HELP = `studio-serve stack: run a fine-tuned model on Kubernetes with vLLM production-stack.
 
-Prints values for the ${VLLM_STACK_CHART.name} Helm chart (version ${VLLM_STACK_CHART.version}) or its LoraAdapter
-resources, as YAML, and the helm and kubectl commands that use them.
+Prints values for the ${VLLM_STACK_CHART.name} Helm chart (version ${VLLM_STACK_CHART.version}), its LoraAdapter
+resources or its Grafana dashboard (a ConfigMap), as YAML, and the helm and kubectl commands that use them.
 
 Usage:
   studio-serve stack values full <model> [options] [-- vllm options]
   studio-serve stack values lora <base> --adapter name=path ... [options] [-- vllm options]
   studio-serve stack adapters lora <base> --adapter name=path ... --adapter-loading runtime [options]
+  studio-serve stack dashboard full|lora ... [options]   the Grafana dashboard, as a ConfigMap for
+                                                         Grafana's dashboard sidecar
 
 What to serve (as for studio-serve command):
 ${flagHelp(STACK_SERVE_FLAGS)}
@@ -170,6 +189,7 @@ export const stack: CliCommand = {
   synopsis: [
     ["stack values full|lora ... [--out DIR]", "print vllm-stack Helm values for Kubernetes"],
     ["stack adapters lora ... [--out DIR]", "print its LoraAdapter resources"],
+    ["stack dashboard full|lora ... [--out DIR]", "print its Grafana dashboard as a ConfigMap"],
   ],
   help: HELP,
   flags: STACK_FLAGS,

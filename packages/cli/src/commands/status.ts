@@ -1,12 +1,20 @@
 import { jsonForTerminal } from "@finetune-studio/internal";
-import type { MetricsScrape } from "@finetune-studio/serve-kit";
+import { type MetricsScrape, sloTargets } from "@finetune-studio/serve-kit";
+import { checkObjective } from "@finetune-studio/serve-kit/internal";
 import { sleep } from "../shared/abortable-sleep.js";
 import { readApiKey } from "../shared/api-key.js";
-import { API_KEY_ENV_FLAG, JSON_FLAG, LAUNCH_FLAG } from "../shared/common-flags.js";
+import {
+  API_KEY_ENV_FLAG,
+  JSON_FLAG,
+  LAUNCH_FLAG,
+  OBJECTIVE_FLAG,
+  SLO_FLAG,
+} from "../shared/common-flags.js";
 import { ExitCode } from "../shared/exit-codes.js";
 import { countFlag, describedAs, flagHelp, parseFlags, secondsFlag, switchFlag } from "../shared/flags.js";
 import { type CliIo, UsageError } from "../shared/io.js";
 import { messageOf } from "../shared/messages.js";
+import { numberOrRaw } from "../shared/raw-values.js";
 import { serverUrl } from "../shared/values.js";
 import { behindFrontDoor, launchUrls } from "../status/launch-urls.js";
 import { type InstanceStatus, type ProbeOptions, probeInstance } from "../status/status-probe.js";
@@ -39,6 +47,11 @@ const FLAGS = [
   TIMEOUT_FLAG,
   describedAs(JSON_FLAG, "JSON for scripts (with --watch, one JSON object per line and refresh)"),
   describedAs(
+    SLO_FLAG,
+    "show the share of each instance's requests between the two reads within each\ntarget (bench --slo's syntax; counted from vLLM's histogram buckets)",
+  ),
+  describedAs(OBJECTIVE_FLAG, "with --slo: the share each instance should reach (default 0.99)"),
+  describedAs(
     API_KEY_ENV_FLAG,
     "the key vLLM was started with, for /v1/models (default: VLLM_API_KEY);\nsent only over https or to this machine",
   ),
@@ -64,12 +77,25 @@ async function runStatus(args: readonly string[], io: CliIo): Promise<number> {
   const json = parsed.get(JSON_FLAG);
   if (count !== undefined && !watch) throw new UsageError("--count: goes with --watch");
   const apiKey = readApiKey(parsed.get(API_KEY_ENV_FLAG), io.env);
+  const sloText = parsed.get(SLO_FLAG);
+  const objectiveText = parsed.get(OBJECTIVE_FLAG);
+  if (objectiveText !== undefined && sloText === undefined) {
+    throw new UsageError("--objective: goes with --slo, the targets it is the share of");
+  }
+  // serve-kit's rules (bench's parser); their errors name the field, which run.ts reports as the flag.
+  const slo = sloText === undefined ? undefined : sloTargets(sloText);
+  const objective = slo === undefined ? undefined : checkObjective(numberOrRaw(objectiveText));
   const launched = launchPort === undefined ? [] : await instancesOf(launchPort, io);
   if (given.length === 0 && launched.length === 0)
     throw new UsageError("name at least one server URL, e.g. http://127.0.0.1:8000, or --launch P");
   const behind = await Promise.all(given.map((url) => behindFrontDoor(url, io)));
   const urls = [...new Set([...behind.flat(), ...launched])];
-  const options = { timeoutMs: timeoutSeconds * 1000, ...(apiKey === undefined ? {} : { apiKey }) };
+  const options = {
+    timeoutMs: timeoutSeconds * 1000,
+    ...(apiKey === undefined ? {} : { apiKey }),
+    ...(slo === undefined ? {} : { slo }),
+  };
+  const table = (statuses: InstanceStatus[]) => formatStatusTable(statuses, objective);
 
   const stop = new AbortController();
   const onSignal = () => stop.abort();
@@ -93,12 +119,16 @@ async function runStatus(args: readonly string[], io: CliIo): Promise<number> {
       statuses = await refresh();
     }
     if (!watch) {
-      io.out(json ? `${jsonForTerminal({ instances: statuses }, 2)}\n` : formatStatusTable(statuses));
+      const shown = json
+        ? `${jsonForTerminal({ ...withObjective(objective), instances: statuses }, 2)}\n`
+        : table(statuses);
+      io.out(shown);
       return allUp(statuses);
     }
     for (let shown = 1; ; shown++) {
-      if (json) io.out(`${jsonForTerminal({ time: new Date().toISOString(), instances: statuses })}\n`);
-      else io.out(`${REDRAW}${watchHeader(intervalSeconds)}\n${formatStatusTable(statuses)}`);
+      const time = new Date().toISOString();
+      if (json) io.out(`${jsonForTerminal({ time, ...withObjective(objective), instances: statuses })}\n`);
+      else io.out(`${REDRAW}${watchHeader(intervalSeconds)}\n${table(statuses)}`);
       if (count !== undefined && shown >= count) return allUp(statuses);
       if (!(await sleep(intervalSeconds * 1000, stop.signal))) return ExitCode.Ok;
       statuses = await refresh();
@@ -135,7 +165,16 @@ async function instancesOf(port: number, io: CliIo): Promise<string[]> {
     throw new UsageError(`--launch: no launch runs on port ${port} for this user`);
   }
   if (launch.killed !== undefined) io.err(`studio-serve: ${launch.killed}\n`);
+  if (launch.frontDoorMetrics !== undefined) {
+    io.err(
+      `studio-serve: the front door's own metrics (HAProxy's, for Prometheus): http://${launch.frontDoorMetrics}/metrics\n`,
+    );
+  }
   return launch.urls.map((line, index) => serverUrl(line, `--launch instance #${index + 1}`));
+}
+
+function withObjective(objective: number | undefined) {
+  return objective === undefined ? {} : { sloObjective: objective };
 }
 
 function allUp(statuses: readonly InstanceStatus[]): number {

@@ -54,3 +54,17 @@ export const GPU_MEMORY_FLAG = textFlag("gpu-memory", {
   help: "or a GPU not in that list, by its memory: 80GiB, 24GB",
 });
 export const GPU_FLAGS = [GPU_FLAG, GPU_MEMORY_FLAG];
+
+// Service-level targets, in one syntax for every command (serve-kit's parseSlo reads them): bench's goodput,
+// and the attainment rules, dashboard panels and live shares of prometheus, grafana and status.
+export const SLO_FLAG = textFlag("slo", {
+  valueName: "ttft=500ms,tpot=50ms,e2el=10s",
+  help: "a request is good when it meets each target",
+  field: "slo",
+});
+/** `--objective F`: the share of requests that must meet the SLO (serve-kit checks it). */
+export const OBJECTIVE_FLAG = textFlag("objective", {
+  valueName: "F",
+  help: "with --slo: the share of requests that must meet it, e.g. 0.99 (the default)",
+  field: "objective",
+});

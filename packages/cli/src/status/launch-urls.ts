@@ -1,7 +1,7 @@
 import { isThisMachine } from "@finetune-studio/internal";
 import type { CliIo } from "../shared/io.js";
 import { callControl } from "../supervise/control.js";
-import { describeParts } from "../supervise/launch-state.js";
+import { describeParts, type LaunchState, readLaunchState } from "../supervise/launch-state.js";
 import { controlSocketOf, findLaunch, runtimeDirOf } from "../supervise/runtime-dir.js";
 
 /** The instances of the launch serving on a port: their root URLs, and what to say of a killed launch. */
@@ -9,6 +9,8 @@ export interface LaunchUrls {
   urls: string[];
   /** Set when the launch was killed and its instances serve on: what still runs, and how to stop it. */
   killed: string | undefined;
+  /** Where the front door (HAProxy) serves its own Prometheus metrics, `127.0.0.1:port`; none for a launch of one. */
+  frontDoorMetrics: string | undefined;
 }
 
 /**
@@ -21,13 +23,21 @@ export async function launchUrls(port: number, io: CliIo): Promise<LaunchUrls | 
   const outcome = await callControl(controlSocketOf(dir), { op: "instances" }, (line) => {
     lines.push(line);
   });
-  if (outcome === true) return { urls: lines, killed: undefined };
+  if (outcome === true) {
+    // The running launch's state file records the port; it is written before the instances start.
+    return { urls: lines, killed: undefined, frontDoorMetrics: metricsOf(readLaunchState(dir)) };
+  }
   const found = await findLaunch(dir);
   if (found.kind !== "left") return undefined;
   return {
     urls: found.state.instances.map((instance) => `http://127.0.0.1:${instance.port}`),
+    frontDoorMetrics: metricsOf(found.state),
     killed: `the launch on port ${port} (pid ${found.state.launch.pid}) was killed; ${describeParts(found.parts)} still run. \`studio-serve stop --port ${port}\` stops them; a new launch on the port does too.`,
   };
+}
+
+function metricsOf(state: LaunchState | undefined): string | undefined {
+  return state?.metricsPort === undefined ? undefined : `127.0.0.1:${state.metricsPort}`;
 }
 
 /**

@@ -10,6 +10,7 @@ import {
 import { isThisMachine } from "@finetune-studio/internal";
 import {
   type MetricsScrape,
+  type SloTarget,
   summarizeVllmMetrics,
   type VllmMetricsSummary,
 } from "@finetune-studio/serve-kit";
@@ -46,6 +47,8 @@ export interface ProbeOptions {
   fetch?: FetchFunction;
   /** Ends every read of this probe at once: `status` gives each look at an instance one deadline. */
   signal?: AbortSignal;
+  /** SLO targets (`sloTargets`): the summary then holds each one's attainment between the two scrapes. */
+  slo?: readonly SloTarget[];
 }
 
 const MAX_HEALTH_BYTES = 64 * 1024;
@@ -120,7 +123,10 @@ export async function probeInstance(
   const scraped = typeof again === "string" ? first : again;
   const mixed = mixedProcesses([earlier, first, scraped]);
   if (mixed !== undefined) return down(status, "mixed", mixed);
-  status.metrics = summarizeVllmMetrics(scraped, earlier, { maxChars: MAX_METRICS_BYTES });
+  status.metrics = summarizeVllmMetrics(scraped, earlier, {
+    maxChars: MAX_METRICS_BYTES,
+    ...(options.slo === undefined ? {} : { slo: options.slo }),
+  });
   if (!status.metrics.readable) {
     return down(status, "garbage", `/metrics is not vLLM's: ${status.metrics.reason}`);
   }

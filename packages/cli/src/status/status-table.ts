@@ -1,5 +1,5 @@
 import { escapeForTerminal } from "@finetune-studio/internal";
-import type { LatencyPercentiles } from "@finetune-studio/serve-kit";
+import type { LatencyPercentiles, SloAttainment } from "@finetune-studio/serve-kit";
 import type { InstanceStatus } from "./status-probe.js";
 
 const HEADERS = [
@@ -24,7 +24,7 @@ const NONE = "-";
  * The status of each instance for people: one row of figures, then a line naming its models and adapters
  * (or why it is not up). Rates and percentiles cover the time between the two scrapes.
  */
-export function formatStatusTable(statuses: readonly InstanceStatus[]): string {
+export function formatStatusTable(statuses: readonly InstanceStatus[], objective?: number): string {
   const rows = statuses.map(figures);
   const widths = HEADERS.map((header, column) =>
     // A row that is only a reason (three cells) does not widen the columns it runs across.
@@ -47,6 +47,8 @@ export function formatStatusTable(statuses: readonly InstanceStatus[]): string {
     out.push(line(rows[index] ?? []));
     const note = secondLine(status);
     if (note !== "") out.push(`  ${note}`);
+    const slo = sloLine(status, objective);
+    if (slo !== "") out.push(`  ${slo}`);
   });
   return `${out.join("\n")}\n`;
 }
@@ -94,6 +96,35 @@ function secondLineText(status: InstanceStatus): string {
   if (metrics?.readable && metrics.restarted) parts.push("restarted since the last scrape");
   if (status.detail !== null) parts.push(status.detail);
   return parts.join("; ");
+}
+
+/**
+ * `SLO between reads: ttft<=500ms 90.0% (9 of 10), tpot<=50ms 100.0% (10 of 10); objective 0.99: missed`:
+ * the share of the requests finished between the two reads within each target, counted up to vLLM's bucket
+ * at or below it (as the Prometheus rules count it: never overstated).
+ */
+function sloLine(status: InstanceStatus, objective: number | undefined): string {
+  const metrics = status.metrics;
+  if (status.state !== "up" || !metrics?.readable || metrics.sloAttainment === undefined) return "";
+  if (metrics.sloAttainment === null) return "SLO: needs two reads (no earlier read of this instance)";
+  const shares = metrics.sloAttainment.map(sloShare);
+  const known = metrics.sloAttainment.filter((one) => one.share !== null);
+  const verdict =
+    objective === undefined || known.length === 0
+      ? ""
+      : `; objective ${objective}: ${known.every((one) => (one.share ?? 0) >= objective) ? "met" : "missed"}`;
+  return `SLO between reads: ${shares.join(", ")}${verdict}`;
+}
+
+function sloShare(one: SloAttainment): string {
+  const name = `${one.slo}<=${one.targetMs}ms`;
+  if (one.requests === null) return `${name} ${NONE} (no ${one.slo} histogram)`;
+  if (one.share === null) return `${name} ${NONE} (no request finished)`;
+  const counted =
+    Math.round(one.countedUpToSeconds * 1e6) === Math.round(one.targetMs * 1e3)
+      ? ""
+      : `, counted up to ${duration(one.countedUpToSeconds)}`;
+  return `${name} ${(one.share * 100).toFixed(1)}% (${Math.round(one.within ?? 0)} of ${Math.round(one.requests)}${counted})`;
 }
 
 function count(value: number | null): string {

@@ -65,6 +65,7 @@ export async function runFleet(parsed: ParsedServeArgs, layout: FleetLayout, io:
     dir: runtimeDirOf(plan.built.listen.port, io.env),
     instances: [],
     balancer: undefined,
+    metricsPort: sole ? undefined : frontDoorMetricsPort(plan.built.listen.port, layout.gpus.length),
     adapters: new Map(),
     stop: new AbortController(),
     apiKey,
@@ -99,6 +100,7 @@ export async function runFleet(parsed: ParsedServeArgs, layout: FleetLayout, io:
     instancePorts: layout.gpus.map((_, i) => plan.built.listen.port + 1 + i),
     maxNumSeqs: parsed.options.maxNumSeqs,
     maxConnections,
+    metricsPort: frontDoorMetricsPort(plan.built.listen.port, layout.gpus.length),
   };
   const ready = await prepareFrontDoor(fleet, layout, door, helpFor);
   if (typeof ready === "number") return ready;
@@ -128,6 +130,14 @@ export async function runFleet(parsed: ParsedServeArgs, layout: FleetLayout, io:
       return undefined;
     },
   );
+}
+
+/**
+ * Where the front door serves its own metrics: the port after its instances' (P+N+1), on 127.0.0.1 only,
+ * so it stays the same across restarts of a launch and a Prometheus config written for it holds.
+ */
+export function frontDoorMetricsPort(port: number, instances: number): number {
+  return port + instances + 1;
 }
 
 /**
@@ -169,6 +179,12 @@ async function prepareFrontDoor(
       helpFor,
     );
   }
+  if (door.metricsPort > 65535) {
+    throw new UsageError(
+      `--port: the front door's metrics listen on port ${door.metricsPort} (after the instances'), above 65535 (given ${port})`,
+      helpFor,
+    );
+  }
   const haproxyPath = await findExecutable("haproxy", io.env.PATH);
   if (haproxyPath === undefined) {
     io.err(
@@ -194,6 +210,13 @@ async function prepareFrontDoor(
   if (dirProblem !== undefined) return dirProblem;
   if ((await probePort(host, port)).state !== "free") {
     io.err(`studio-serve: --port: ${host}:${port} is not free for HAProxy; choose another --port\n`);
+    rmSync(fleet.dir, { recursive: true, force: true });
+    return ExitCode.Failure;
+  }
+  if ((await probePort("127.0.0.1", door.metricsPort)).state !== "free") {
+    io.err(
+      `studio-serve: --port: 127.0.0.1:${door.metricsPort}, where the front door serves its metrics (port P+N+1), is not free; choose another --port\n`,
+    );
     rmSync(fleet.dir, { recursive: true, force: true });
     return ExitCode.Failure;
   }
@@ -358,7 +381,8 @@ async function serveUntilStopped(
   }
   nowServing();
   io.out(
-    `ready: ${plan.built.client.baseURL} serves "${plan.built.client.model}" through HAProxy over ${instances.length} vLLM instances\n`,
+    `ready: ${plan.built.client.baseURL} serves "${plan.built.client.model}" through HAProxy over ${instances.length} vLLM instances\n` +
+      `front door metrics (Prometheus): http://127.0.0.1:${door.metricsPort}/metrics; \`studio-serve prometheus --launch ${port} --out DIR\` scrapes it and the instances\n`,
   );
   io.err(
     `studio-serve: SIGHUP (kill -HUP ${process.pid}) or \`studio-serve reload --port ${port}\` restarts the instances one at a time; Ctrl-C or \`studio-serve stop --port ${port}\` stops everything\n`,
@@ -399,6 +423,7 @@ function saveState(fleet: Fleet): void {
     host,
     port,
     balancer: recordGroup(fleet.balancer?.group.pgid),
+    metricsPort: fleet.metricsPort,
     instances: fleet.instances.map((instance) => ({
       port: instance.plan.built.listen.port,
       gpu: instance.gpu ?? "",

@@ -14,6 +14,8 @@ export interface FrontDoor {
   maxNumSeqs: number | undefined;
   /** The front door's own connection limit: --max-connections, or the default sized for this machine. */
   maxConnections: number;
+  /** HAProxy's own Prometheus exporter, on 127.0.0.1 only. */
+  metricsPort: number;
 }
 
 /** The runtime API's socket in the launch's private directory. */
@@ -37,6 +39,7 @@ export function startHaproxy(haproxyPath: string, dir: string, door: FrontDoor, 
       runtimeSocket: runtimeSocketOf(dir),
       ...(door.maxNumSeqs === undefined ? {} : { maxNumSeqs: door.maxNumSeqs }),
       maxConnections: door.maxConnections,
+      metricsPort: door.metricsPort,
     }),
   );
   const lines = new LogLines((line) => io.err(`[haproxy] ${escapeForTerminal(line)}\n`));

@@ -18,6 +18,8 @@ export interface LaunchState {
   host: string;
   port: number;
   balancer: RecordedGroup | undefined;
+  /** The port on 127.0.0.1 where the front door's HAProxy serves its own Prometheus metrics; none for a launch of one. */
+  metricsPort?: number | undefined;
   instances: { port: number; gpu: string; group: RecordedGroup | undefined }[];
 }
 
@@ -52,7 +54,8 @@ export function readLaunchState(dir: string): LaunchState | undefined {
       groups.every((group) => group === undefined || isGroup(group)) &&
       value.instances.every(
         (instance) => Number.isInteger(instance.port) && typeof instance.gpu === "string",
-      );
+      ) &&
+      (value.metricsPort === undefined || Number.isInteger(value.metricsPort));
     return valid ? value : undefined;
   } catch {
     return undefined;

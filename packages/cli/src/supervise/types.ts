@@ -34,6 +34,8 @@ export interface Fleet {
   readonly instances: Instance[];
   /** HAProxy on the port clients know, and its runtime API socket, once it runs. */
   balancer: { group: ProcessGroup; socket: string } | undefined;
+  /** The port on 127.0.0.1 of HAProxy's own Prometheus metrics; none for a launch of one. */
+  readonly metricsPort: number | undefined;
   /** Adapters loaded at runtime (name to path): a restarted instance gets them again. */
   readonly adapters: Map<string, string>;
   /** Aborted when launch stops: ends every wait. */

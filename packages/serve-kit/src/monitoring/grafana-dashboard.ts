@@ -122,7 +122,8 @@ function vllmPanels(scope: Scope, job: string): PanelSpec[] {
     },
     {
       title: "Tokens per second",
-      description: "Prompt tokens prefilled and tokens generated per second.",
+      description:
+        "Prompt tokens prefilled and tokens generated per second. A drop while requests wait: an instance is stuck or preempting; check its logs.",
       unit: UNIT.tokensPerSecond,
       queries: [
         { expr: `sum ${scope.by}(${rate(VLLM_METRICS.promptTokens)})`, legend: scope.legend("prompt") },
@@ -134,20 +135,22 @@ function vllmPanels(scope: Scope, job: string): PanelSpec[] {
     },
     {
       title: "Time to first token",
-      description: "p50, p95 and p99 of the time from a request's arrival to its first token.",
+      description:
+        "p50, p95 and p99 of the time from a request's arrival to its first token. Rising with the queue: add instances; alone: long prompts (try prefix caching).",
       unit: UNIT.seconds,
       queries: quantiles(VLLM_METRICS.timeToFirstToken),
     },
     {
       title: "Time per output token",
       description:
-        "p50, p95 and p99 of each request's time per generated token (vLLM before 0.11: of each token interval).",
+        "p50, p95 and p99 of each request's time per generated token (vLLM before 0.11: of each token interval). Rising: the batch is too large for the GPU; lower --max-num-seqs or add instances.",
       unit: UNIT.seconds,
       queries: quantiles(VLLM_METRICS.timePerOutputToken),
     },
     {
       title: "End-to-end latency",
-      description: "p50, p95 and p99 of the time from a request's arrival to its last token.",
+      description:
+        "p50, p95 and p99 of the time from a request's arrival to its last token. Rising: see which of TTFT (queueing, prefill) or TPOT (a full batch) grew.",
       unit: UNIT.seconds,
       queries: quantiles(VLLM_METRICS.e2eLatency),
     },
@@ -195,7 +198,8 @@ function frontDoorPanels(): PanelSpec[] {
   return [
     {
       title: "Front door: responses per second",
-      description: "Responses the front door sent, by HTTP status class.",
+      description:
+        "Responses the front door sent, by HTTP status class. 5xx showing up: see the 5xx share and the instance states.",
       unit: UNIT.requestsPerSecond,
       queries: [
         {
@@ -249,7 +253,7 @@ function sloPanels(slo: unknown, objectiveValue: unknown, job: string): PanelSpe
   return [
     {
       title: "SLO attainment, fleet",
-      description: `Share of requests within each target: ${counted}. The objective is ${objective}.`,
+      description: `Share of requests within each target: ${counted}. The objective is ${objective}; below it, the error budget burns.`,
       unit: UNIT.share,
       queries: [
         { expr: `${sloSeries.fleetAttainment("5m")}{${fleet}}`, legend: "{{slo}} 5m" },
@@ -259,7 +263,7 @@ function sloPanels(slo: unknown, objectiveValue: unknown, job: string): PanelSpe
     },
     {
       title: "SLO attainment per instance",
-      description: `Share of each instance's requests within each target, over 5 minutes: ${counted}.`,
+      description: `Share of each instance's requests within each target, over 5 minutes: ${counted}. One instance below the others: check its GPU and logs.`,
       unit: UNIT.share,
       queries: [
         {

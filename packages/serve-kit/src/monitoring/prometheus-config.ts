@@ -16,7 +16,15 @@ export interface PrometheusConfigOptions {
   jobName?: string;
   /** The rules file, by name, beside prometheus.yml. Default `studio-serve-rules.yml`. */
   rulesFile?: string;
+  /**
+   * HAProxy front doors' own metrics (`haproxyConfig`'s `metricsPort`), as `host:port`: scraped under the job
+   * `front-door`, apart from the vLLM job, whose `up` series the dashboard's instance variable lists.
+   */
+  frontDoorTargets?: readonly string[];
 }
+
+/** The scrape job of the front doors' HAProxy metrics. */
+export const FRONT_DOOR_JOB = "front-door";
 
 const JOB_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
 const RULES_FILE = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,99}\.ya?ml$/;
@@ -29,13 +37,25 @@ export function prometheusConfig(options: PrometheusConfigOptions): string {
   const input = checkObject(options, "options");
   checkKnownKeys(
     input,
-    ["targets", "scrapeIntervalSeconds", "evaluationIntervalSeconds", "jobName", "rulesFile"],
+    [
+      "targets",
+      "scrapeIntervalSeconds",
+      "evaluationIntervalSeconds",
+      "jobName",
+      "rulesFile",
+      "frontDoorTargets",
+    ],
     "the Prometheus config",
   );
-  const targets = checkTargets(input.targets);
+  const targets = checkTargets(input.targets, "targets");
+  const frontDoors =
+    input.frontDoorTargets === undefined ? [] : checkTargets(input.frontDoorTargets, "frontDoorTargets");
   const scrape = checkSeconds(input.scrapeIntervalSeconds ?? 15, "scrapeIntervalSeconds");
   const evaluation = checkSeconds(input.evaluationIntervalSeconds ?? scrape, "evaluationIntervalSeconds");
   const jobName = checkJobName(input.jobName);
+  if (frontDoors.length > 0 && jobName === FRONT_DOOR_JOB) {
+    refuse("jobName", `must differ from ${FRONT_DOOR_JOB}, the front doors' job`, jobName);
+  }
   const rulesFile = input.rulesFile ?? DEFAULT_PROMETHEUS_RULES_FILE;
   if (typeof rulesFile !== "string" || !RULES_FILE.test(rulesFile)) {
     refuse("rulesFile", "must be a file name ending in .yml or .yaml, without a directory", rulesFile);
@@ -54,6 +74,11 @@ export function prometheusConfig(options: PrometheusConfigOptions): string {
         metrics_path: "/metrics",
         static_configs: [{ targets }],
       },
+      ...(frontDoors.length === 0
+        ? []
+        : [
+            { job_name: FRONT_DOOR_JOB, metrics_path: "/metrics", static_configs: [{ targets: frontDoors }] },
+          ]),
     ],
   };
   return [
@@ -78,13 +103,13 @@ function checkSeconds(value: unknown, field: string): number {
   return value;
 }
 
-function checkTargets(value: unknown): string[] {
+function checkTargets(value: unknown, name: string): string[] {
   if (!Array.isArray(value) || value.length === 0) {
-    refuse("targets", "must list at least one host:port", value);
+    refuse(name, "must list at least one host:port", value);
   }
   const seen = new Set<string>();
   return value.map((item: unknown, index) => {
-    const field = `targets[${index}]`;
+    const field = `${name}[${index}]`;
     const { host, port } = parseHostPort(item, field);
     const target = hostPort(host, port);
     if (seen.has(target)) refuse(field, "must not repeat a target", item);

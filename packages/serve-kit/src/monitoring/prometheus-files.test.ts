@@ -14,6 +14,7 @@ function files(extra: Record<string, string> = {}, thresholds?: PrometheusThresh
   const made = tempFiles({
     "prometheus.yml": prometheusConfig({
       targets: ["127.0.0.1:8001", "[::1]:8002", "gpu-box.internal:8000"],
+      frontDoorTargets: ["127.0.0.1:8000"],
     }),
     [DEFAULT_PROMETHEUS_RULES_FILE]: prometheusRules({ thresholds }),
     ...extra,
@@ -46,7 +47,36 @@ describe("prometheusConfig", () => {
     );
   });
 
+  it("scrapes the front doors' HAProxy metrics under a job of their own, apart from the vLLM job", () => {
+    const text = prometheusConfig({ targets: ["127.0.0.1:8001"], frontDoorTargets: ["127.0.0.1:8003"] });
+    expect(text).toContain(
+      [
+        "  - job_name: vllm",
+        "    metrics_path: /metrics",
+        "    static_configs:",
+        "      - targets:",
+        "          - 127.0.0.1:8001",
+        "  - job_name: front-door",
+        "    metrics_path: /metrics",
+        "    static_configs:",
+        "      - targets:",
+        "          - 127.0.0.1:8003",
+        "",
+      ].join("\n"),
+    );
+  });
+
   it.each([
+    [
+      "a front door named twice",
+      { targets: ["a:1"], frontDoorTargets: ["b:2", "b:2"] },
+      'frontDoorTargets[1]: must not repeat a target (given "b:2")',
+    ],
+    [
+      "the vLLM job named as the front doors'",
+      { targets: ["a:1"], frontDoorTargets: ["b:2"], jobName: "front-door" },
+      "jobName: must differ from front-door",
+    ],
     ["no targets", { targets: [] }, "targets: must list at least one host:port (given an array of 0 items)"],
     [
       "a target without a port",

@@ -19,7 +19,7 @@ export interface SloRulesOptions {
 }
 
 /** The latency each SLO key bounds, and the histogram (both engines' names) that measures it. */
-const SLO_METRICS = {
+export const SLO_METRICS = {
   ttft: { key: "ttftMs", names: VLLM_METRICS.timeToFirstToken, buckets: VLLM_BUCKETS.timeToFirstToken },
   tpot: { key: "tpotMs", names: VLLM_METRICS.timePerOutputToken, buckets: VLLM_BUCKETS.timePerOutputToken },
   e2el: { key: "e2elMs", names: VLLM_METRICS.e2eLatency, buckets: VLLM_BUCKETS.e2eLatency },

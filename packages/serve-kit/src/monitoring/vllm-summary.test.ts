@@ -2,6 +2,7 @@ import { VllmMetricsPage } from "@finetune-studio/testing";
 import { describe, expect, it } from "vitest";
 import { parseExposition } from "./exposition.js";
 import { histogramQuantile } from "./histogram-quantile.js";
+import { sloTargets } from "./slo-rules.js";
 import { type ReadableVllmMetrics, summarizeVllmMetrics } from "./vllm-summary.js";
 
 function readable(summary: ReturnType<typeof summarizeVllmMetrics>): ReadableVllmMetrics {
@@ -306,5 +307,56 @@ describe("summarizeVllmMetrics: the prefix cache's hit rate", () => {
     });
     const fresh = new VllmMetricsPage();
     expect(readable(summarizeVllmMetrics({ text: fresh.render(), timeMs: 0 })).prefixCacheHitRate).toBeNull();
+  });
+});
+
+describe("summarizeVllmMetrics with SLO targets", () => {
+  const targets = sloTargets("ttft=500ms,tpot=50ms,e2el=10s");
+
+  it.each([
+    ["V1", false],
+    ["V0 (old names)", true],
+  ])(
+    "counts the %s requests finished between the scrapes within each target, as sloRules does",
+    (_engine, deprecatedNames) => {
+      const page = new VllmMetricsPage({ deprecatedNames });
+      page.recordRequest(request(5, 50, { timePerOutputTokenSeconds: 0.3 })); // before: outside the window
+      const earlier = { text: page.render(), timeMs: 0 };
+      for (let i = 0; i < 8; i++) page.recordRequest(request(0.2, 2, { timePerOutputTokenSeconds: 0.04 }));
+      // A TTFT of 0.7 s misses 500 ms; a TPOT of 0.06 s misses 50 ms; an e2el of 12 s misses 10 s.
+      page.recordRequest(request(0.7, 12, { timePerOutputTokenSeconds: 0.06 }));
+      page.recordRequest(request(0.45, 3, { timePerOutputTokenSeconds: 0.05 }));
+      const later = { text: page.render(), timeMs: 2_000 };
+      const summary = readable(summarizeVllmMetrics(later, earlier, { slo: targets }));
+      expect(summary.sloAttainment).toEqual([
+        { slo: "ttft", targetMs: 500, countedUpToSeconds: 0.5, requests: 10, within: 9, share: 0.9 },
+        { slo: "tpot", targetMs: 50, countedUpToSeconds: 0.05, requests: 10, within: 9, share: 0.9 },
+        { slo: "e2el", targetMs: 10_000, countedUpToSeconds: 10, requests: 10, within: 9, share: 0.9 },
+      ]);
+      // Without targets the summary has no such field; with one scrape there is no window to count in.
+      expect(readable(summarizeVllmMetrics(later, earlier))).not.toHaveProperty("sloAttainment");
+      expect(readable(summarizeVllmMetrics(later, undefined, { slo: targets })).sloAttainment).toBeNull();
+    },
+  );
+
+  it("counts a target between buckets from the bucket below it, and has no share without requests", () => {
+    const page = new VllmMetricsPage();
+    const earlier = { text: page.render(), timeMs: 0 };
+    // 0.45 s is within 600 ms, but 600 ms lies between the 0.5 s and 0.75 s buckets: counted up to 0.5 s.
+    page.recordRequest(request(0.55, 2));
+    page.recordRequest(request(0.45, 2));
+    const later = { text: page.render(), timeMs: 1_000 };
+    const [ttft] =
+      readable(summarizeVllmMetrics(later, earlier, { slo: sloTargets("ttft=600ms") })).sloAttainment ?? [];
+    expect(ttft).toEqual({
+      slo: "ttft",
+      targetMs: 600,
+      countedUpToSeconds: 0.5,
+      requests: 2,
+      within: 1,
+      share: 0.5,
+    });
+    const idle = readable(summarizeVllmMetrics(later, later, { slo: sloTargets("ttft=600ms") }));
+    expect(idle.sloAttainment?.[0]).toMatchObject({ requests: 0, within: 0, share: null });
   });
 });

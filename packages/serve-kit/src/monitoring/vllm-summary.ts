@@ -1,5 +1,6 @@
 import { type ExpositionLimits, type MetricSample, parseExposition } from "./exposition.js";
 import { type HistogramBucket, histogramQuantile } from "./histogram-quantile.js";
+import { SLO_METRICS, type SloName, type SloTarget } from "./slo-rules.js";
 import { VLLM_METRICS } from "./vllm-metric-names.js";
 
 /** The text of one `/metrics` answer and when it was read (milliseconds, any clock both scrapes share). */
@@ -43,7 +44,28 @@ export interface VllmLoad {
   readonly finishedRequests: Readonly<Record<string, number>>;
 }
 
+/** The share of the requests finished between two scrapes that met one SLO target, as `sloRules` counts it. */
+export interface SloAttainment {
+  readonly slo: SloName;
+  readonly targetMs: number;
+  /** The bucket bound the target is counted up to (the largest at or below it), in seconds. */
+  readonly countedUpToSeconds: number;
+  /** Requests of the histogram finished between the scrapes; null when the page lacks the histogram. */
+  readonly requests: number | null;
+  /** Of those, the requests in the bucket counted up to. */
+  readonly within: number | null;
+  /** within / requests; null when no request finished between the scrapes. */
+  readonly share: number | null;
+}
+
+export interface SummaryOptions extends ExpositionLimits {
+  /** SLO targets (`sloTargets`): adds `sloAttainment`, between the two scrapes. */
+  slo?: readonly SloTarget[];
+}
+
 export interface ReadableVllmMetrics extends VllmLoad {
+  /** With `slo` and two scrapes: each target's attainment between them; null with one scrape. */
+  readonly sloAttainment?: readonly SloAttainment[] | null;
   readonly readable: true;
   /** The model_name label values on the page. */
   readonly models: readonly string[];
@@ -80,7 +102,7 @@ export const MAX_MODELS_SUMMARISED = 100;
 export function summarizeVllmMetrics(
   later: MetricsScrape,
   earlier?: MetricsScrape,
-  limits?: ExpositionLimits,
+  limits?: SummaryOptions,
 ): VllmMetricsSummary {
   const current = parseExposition(later?.text, limits);
   if (!current.ok) return { readable: false, reason: current.reason };
@@ -121,6 +143,11 @@ export function summarizeVllmMetrics(
     restarted: restarted || whole.restarted,
     perModel,
     perModelOmitted: Math.max(0, models.length - MAX_MODELS_SUMMARISED),
+    ...(limits?.slo === undefined
+      ? {}
+      : {
+          sloAttainment: before === undefined ? null : limits.slo.map((target) => whole.attainment(target)),
+        }),
   };
 }
 
@@ -162,6 +189,28 @@ class LoadReader {
       preemptions: total(VLLM_METRICS.preemptions),
       finishedRequests: this.byReason(),
     };
+  }
+
+  /**
+   * As `sloRules` records it: the increase of the largest bucket at or below the target (buckets are
+   * cumulative) over the increase of the histogram's `_count`, between the two scrapes.
+   */
+  attainment(target: SloTarget): SloAttainment {
+    const { names } = SLO_METRICS[target.slo];
+    const counted = {
+      slo: target.slo,
+      targetMs: target.targetMs,
+      countedUpToSeconds: target.countedUpToSeconds,
+    };
+    if (this.pick(this.byName, names, "_count").length === 0) {
+      return { ...counted, requests: null, within: null, share: null };
+    }
+    const requests = this.increase(names, "_count") ?? 0;
+    const bounds = new Set(target.bounds.map(String));
+    const byBound = this.increases(names, "_bucket", (sample) => String(parseLe(sample.labels.le)));
+    let within = 0;
+    for (const [le, count] of byBound) if (bounds.has(le) && count > within) within = count;
+    return { ...counted, requests, within, share: requests > 0 ? within / requests : null };
   }
 
   /** The samples of the first name in `names` that the page has (current name before deprecated one). */
