@@ -12,3 +12,4 @@ export {
 export { AFFINITY_BACKEND } from "./front-door/haproxy-routing.js";
 export { checkListenAddress } from "./listen-address.js";
 export { safetensorsHeaderBytes, safetensorsLmHeadBytes } from "./plan/index.js";
+export { checkRoutingPolicy, checkSessionHeader } from "./routing.js";

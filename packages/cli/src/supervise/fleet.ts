@@ -99,6 +99,7 @@ export async function runFleet(parsed: ParsedServeArgs, layout: FleetLayout, io:
     instancePorts: layout.gpus.map((_, i) => plan.built.listen.port + 1 + i),
     maxNumSeqs: parsed.options.maxNumSeqs,
     maxConnections,
+    routing: layout.routing,
   };
   const ready = await prepareFrontDoor(fleet, layout, door, helpFor);
   if (typeof ready === "number") return ready;
