@@ -127,7 +127,7 @@ interface JsonInstance {
     finishedRequests: Record<string, number>;
     runningAdapters: string[];
     maxLoras: number | null;
-    prefixCacheHitRate: { share: number; window: string } | null;
+    prefixCacheHitRate: { share: number; window: string; tokens: number | null } | null;
   };
 }
 
@@ -174,7 +174,7 @@ describe("studio-serve status", { timeout: 120_000 }, () => {
     }
     expect(m?.finishedRequests.stop).toBeGreaterThanOrEqual(4);
     // 24 of each prompt's 30 tokens found in the prefix cache, counted between the reads.
-    expect(m?.prefixCacheHitRate).toEqual({ share: 0.8, window: "between-scrapes" });
+    expect(m?.prefixCacheHitRate).toEqual({ share: 0.8, window: "between-scrapes", tokens: 120 });
 
     expect(second).toMatchObject({
       state: "up",
