@@ -23,7 +23,7 @@ const LOG_FLAGS = [
 const INSTANCE_FLAGS = [
   textFlag("instances", {
     valueName: "N",
-    help: "run N vLLM instances, one per GPU (CUDA_VISIBLE_DEVICES 0..N-1), on\n127.0.0.1 ports P+1..P+N, with HAProxy (which must be on PATH) on --port P\nin front: the least busy instance takes each request, streams flow, and\nrequests go straight from HAProxy to vLLM (never through launch). With\n--tensor-parallel-size T, each instance gets T GPUs of its own (0,1 then\n2,3 ...): N x T GPUs in all, checked with nvidia-smi before anything starts",
+    help: "run N vLLM instances, one per GPU (CUDA_VISIBLE_DEVICES 0..N-1), on\n127.0.0.1 ports P+1..P+N, with HAProxy (which must be on PATH) on --port P\nin front: it picks each request's instance (--routing), streams flow, and\nrequests go straight from HAProxy to vLLM (never through launch). With\n--tensor-parallel-size T, each instance gets T GPUs of its own (0,1 then\n2,3 ...): N x T GPUs in all, checked with nvidia-smi before anything starts",
   }),
   textFlag("gpus", {
     valueName: "0,1,...",
