@@ -74,7 +74,10 @@ async function runBench(args: readonly string[], io: CliIo): Promise<number> {
   const plan = readBenchRun(parsed);
   const apiKey = readApiKey(parsed.get(API_KEY_ENV_FLAG), io.env);
   const dataset = parsed.get(DATASET_FLAG);
-  for (const warning of unreachableLevels(plan.durationMs === undefined ? plan.levels : [], plan.requests)) {
+  for (const warning of unreachableLevels(
+    plan.durationMs === undefined && plan.conversations === undefined ? plan.levels : [],
+    plan.requests,
+  )) {
     io.err(`studio-serve: warning: ${warning}\n`);
   }
   const chat = createChatClient({ baseUrl: url, maxRetries: 0, ...(apiKey === undefined ? {} : { apiKey }) });
@@ -100,7 +103,8 @@ async function runBench(args: readonly string[], io: CliIo): Promise<number> {
       const urls = await instanceUrls(url, parsed.get(LAUNCH_FLAG), io);
       const before = await readInstances(urls, apiKey);
       const conversations = plan.conversations;
-      const level = plan.levels[0] as LoadLevel;
+      const asked = plan.levels[0] as LoadLevel;
+      const level = { ...asked, label: `${conversations.count} conversations, ${asked.load} at once` };
       const chatFor = sessionChats(url, apiKey, conversations);
       measured.push(
         await measureLevel(level, plan, io, (onRecord) =>
