@@ -30,12 +30,24 @@ export interface Launch {
   instancePorts: readonly number[];
 }
 
-/** `studio-serve launch full MODEL --instances 2` over the stand-in, ready once HAProxy answers. */
-export async function startLaunch(kit: StandInKit, env: NodeJS.ProcessEnv = {}): Promise<Launch> {
-  const port = await getFreePortFollowedBy(2);
+/**
+ * `studio-serve launch full MODEL --instances 2` over the stand-in (or `instances` of them, of `model`, with
+ * `more` arguments), ready once HAProxy answers.
+ */
+export async function startLaunch(
+  kit: Pick<StandInKit, "binDir">,
+  env: NodeJS.ProcessEnv = {},
+  options: { instances?: number; model?: string; more?: readonly string[] } = {},
+): Promise<Launch> {
+  const { instances = 2, model = MODEL, more = [] } = options;
+  const port = await getFreePortFollowedBy(instances);
   const proc = startProcess(
     process.execPath,
-    [CLI, "launch", "full", MODEL, "--port", String(port), "--instances", "2", "--stop-timeout", "5"],
+    [CLI, "launch", "full", model, "--port", String(port), "--instances", String(instances)].concat([
+      "--stop-timeout",
+      "5",
+      ...more,
+    ]),
     { env: { ...process.env, ...env, PATH: `${kit.binDir}:${process.env.PATH ?? ""}` } },
   );
   try {
@@ -44,7 +56,7 @@ export async function startLaunch(kit: StandInKit, env: NodeJS.ProcessEnv = {}):
     await proc.stop(30_000);
     throw error;
   }
-  return { proc, port, instancePorts: [port + 1, port + 2] };
+  return { proc, port, instancePorts: Array.from({ length: instances }, (_, i) => port + 1 + i) };
 }
 
 /** The balancer a user would write by hand for two instances: least connections, long timeouts, no more. */

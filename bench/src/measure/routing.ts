@@ -1,20 +1,15 @@
-// Routing for the prefix cache: four stand-in vLLMs with a prefix cache each (routing/prefix-cache-vllm.ts)
-// behind HAProxy with haproxyConfig's routing (least-busy, session, prefix), and behind the same policy
-// configured by hand in plain HAProxy, a multi-turn conversation workload through each, interleaved in
+// Routing for the prefix cache: `studio-serve launch --instances 4 --routing X` (least-busy, session,
+// prefix) over stand-in vLLMs with a prefix cache each (routing/prefix-cache-vllm.ts), what users run, and
+// the same policy configured by hand in plain HAProxy over four more, a multi-turn conversation workload through each, interleaved in
 // rounds. It reports the prefix-cache hit rate the instances count against an oracle's (every conversation
 // on an instance of its own with an unbounded cache), time to first token, and how evenly the instances
 // were loaded.
 
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import {
-  conversationWorkload,
-  haproxyConfig,
-  ROUTING_POLICIES,
-  type RoutingPolicy,
-} from "@finetune-studio/serve-kit";
+import { conversationWorkload, ROUTING_POLICIES, type RoutingPolicy } from "@finetune-studio/serve-kit";
 import {
   getFreePort,
   getFreePortFollowedBy,
@@ -24,6 +19,7 @@ import {
   waitForHttp,
 } from "@finetune-studio/testing";
 import { millis, ratio } from "../format.js";
+import { startLaunch } from "../front-door/doors.js";
 import type { Section } from "../report.js";
 import { playConversations, type TurnRecord } from "../routing/conversation-client.js";
 import { handRoutingConfig } from "../routing/hand-configs.js";
@@ -48,6 +44,14 @@ export const quickRouting: RoutingSettings = { rounds: 1, sessions: 24, users: 8
 
 const WORKLOAD = { meanTurns: 4, maxTurns: 16, systemPromptWords: 200, userWords: 40 };
 const ANSWER_TOKENS = 32;
+
+interface Door {
+  policy: RoutingPolicy;
+  /** "launch" (studio-serve launch --routing) or "by hand" (plain HAProxy). */
+  name: string;
+  port: number;
+  instancePorts: readonly number[];
+}
 
 interface Run {
   hitRate: number;
@@ -98,32 +102,38 @@ export async function measureRouting(
   const dir = mkdtempSync(join(tmpdir(), "routing-bench-"));
   const processes: ManagedProcess[] = [];
   try {
-    step(`routing: ${INSTANCES} prefix-cache stand-ins`);
+    step(`routing: ${INSTANCES} prefix-cache stand-ins for the doors by hand`);
+    const cacheEnv = { PREFIX_CACHE_BLOCKS: String(settings.cacheBlocks) };
     const first = await getFreePortFollowedBy(INSTANCES - 1);
-    const instancePorts = Array.from({ length: INSTANCES }, (_, i) => first + i);
-    for (const port of instancePorts) {
+    const handPorts = Array.from({ length: INSTANCES }, (_, i) => first + i);
+    for (const port of handPorts) {
       const proc = startProcess(process.execPath, [STAND_IN, "serve", MODEL, "--port", String(port)], {
-        env: { ...process.env, PREFIX_CACHE_BLOCKS: String(settings.cacheBlocks) },
+        env: { ...process.env, ...cacheEnv },
       });
       processes.push(proc);
       await waitForHttp(`http://127.0.0.1:${port}/health`, { process: proc, timeoutMs: 30_000 });
     }
-    const servers = instancePorts.map((port) => `127.0.0.1:${port}`);
-    const doors: { policy: RoutingPolicy; name: string; port: number }[] = [];
+    // What users run: `studio-serve launch --instances 4 --routing X` starts its own stand-ins, as `vllm`.
+    const vllm = join(dir, "vllm");
+    writeFileSync(vllm, `#!/bin/sh\nexec "${process.execPath}" "${STAND_IN}" "$@"\n`);
+    chmodSync(vllm, 0o755);
+    const doors: Door[] = [];
     for (const policy of ROUTING_POLICIES) {
-      for (const name of ["front door", "by hand"]) {
-        const port = await getFreePort();
-        const config =
-          name === "front door"
-            ? haproxyConfig({ servers, listen: port, routing: policy, maxConnections: 2000 })
-            : handRoutingConfig(policy, port, instancePorts);
-        const file = join(dir, `${policy}-${port}.cfg`);
-        writeFileSync(file, config);
-        const proc = startProcess(requireSystemTool("haproxy"), ["-db", "-f", file]);
-        processes.push(proc);
-        await waitForHttp(`http://127.0.0.1:${port}/health`, { process: proc, timeoutMs: 30_000 });
-        doors.push({ policy, name, port });
-      }
+      step(`routing: launch --instances ${INSTANCES} --routing ${policy}`);
+      const launch = await startLaunch({ binDir: dir }, cacheEnv, {
+        instances: INSTANCES,
+        model: MODEL,
+        more: ["--routing", policy],
+      });
+      processes.push(launch.proc);
+      doors.push({ policy, name: "launch", port: launch.port, instancePorts: launch.instancePorts });
+      const port = await getFreePort();
+      const file = join(dir, `${policy}-${port}.cfg`);
+      writeFileSync(file, handRoutingConfig(policy, port, handPorts));
+      const proc = startProcess(requireSystemTool("haproxy"), ["-db", "-f", file]);
+      processes.push(proc);
+      await waitForHttp(`http://127.0.0.1:${port}/health`, { process: proc, timeoutMs: 30_000 });
+      doors.push({ policy, name: "by hand", port, instancePorts: handPorts });
     }
     const workload = conversationWorkload({ sessions: settings.sessions, ...WORKLOAD });
     const runs = new Map<string, Run[]>();
@@ -131,6 +141,7 @@ export async function measureRouting(
       step(`routing: round ${round + 1} of ${settings.rounds}`);
       const order = round % 2 === 0 ? doors : [...doors].reverse();
       for (const door of order) {
+        const { instancePorts } = door;
         await Promise.all(
           instancePorts.map((port) =>
             fetch(`http://127.0.0.1:${port}/reset_prefix_cache`, { method: "POST" }),
@@ -173,13 +184,13 @@ export async function measureRouting(
 }
 
 function routingSection(
-  doors: readonly { policy: RoutingPolicy; name: string }[],
+  doors: readonly Door[],
   runs: Map<string, Run[]>,
   oracle: number,
   settings: RoutingSettings,
 ): Section {
   const ttftP50 = (list: readonly Run[]) => median(list.map((run) => percentile(run.ttftMs, 0.5)));
-  const leastBusy = ttftP50(runs.get("least-busy|front door") ?? []);
+  const leastBusy = ttftP50(runs.get("least-busy|launch") ?? []);
   const rows = doors.map((door) => {
     const list = runs.get(`${door.policy}|${door.name}`) ?? [];
     const hitRate = median(list.map((run) => run.hitRate));
@@ -198,7 +209,7 @@ function routingSection(
   });
   return {
     title: "Front door: routing for the prefix cache",
-    method: `${INSTANCES} stand-in vLLMs (routing/prefix-cache-vllm.ts: an LRU of ${settings.cacheBlocks} prompt blocks of ${BLOCK_TOKENS} tokens each, one prefill at a time costing 5 ms plus 50 µs per uncached prompt token, then ${ANSWER_TOKENS} tokens streamed 1 ms apart) behind HAProxy with haproxyConfig's routing ("front door") and behind the same policy configured by hand in plain HAProxy (with http-no-delay; leastconn; \`balance hdr(x-session-id)\`; \`balance hash\` on the body's second message; the last two with consistent hashing). ${settings.users} callers play ${settings.sessions} conversations (a shared ${WORKLOAD.systemPromptWords}-word system prompt, ${WORKLOAD.userWords}-word user turns, geometric lengths with mean ${WORKLOAD.meanTurns} turns and at most ${WORKLOAD.maxTurns}), each turn streamed with the whole history; \`session\` runs send each conversation's id in ${SESSION_HEADER}, the others send no header. Caches are emptied before each run; ${settings.rounds} rounds, doors alternating, medians over rounds. Hit rate: prefix-cache hits over queries (tokens) summed over the instances' /metrics; the oracle puts every conversation on an instance of its own with an unbounded cache: ${(oracle * 100).toFixed(1)}%. "Busiest" divides the busiest instance's requests by the mean. Targets (issue #33): session routing's hit rate at least 0.9× the oracle's, its TTFT p50 at most 0.6× least-busy's, the busiest instance at most 1.25× the mean, no failed request; prefix routing without a header at least 0.8× the oracle's hit rate.`,
+    method: `${INSTANCES} stand-in vLLMs (routing/prefix-cache-vllm.ts: an LRU of ${settings.cacheBlocks} prompt blocks of ${BLOCK_TOKENS} tokens each, one prefill at a time costing 5 ms plus 50 µs per uncached prompt token, then ${ANSWER_TOKENS} tokens streamed 1 ms apart) started by \`studio-serve launch full ... --instances ${INSTANCES} --routing X\` ("launch": its HAProxy, haproxyConfig's routing, and its own stand-ins as \`vllm\`) and behind the same policy configured by hand in plain HAProxy (with http-no-delay; leastconn; \`balance hdr(x-session-id)\`; \`balance hash\` on the body's second message; the last two with consistent hashing). ${settings.users} callers play ${settings.sessions} conversations (a shared ${WORKLOAD.systemPromptWords}-word system prompt, ${WORKLOAD.userWords}-word user turns, geometric lengths with mean ${WORKLOAD.meanTurns} turns and at most ${WORKLOAD.maxTurns}), each turn streamed with the whole history; \`session\` runs send each conversation's id in ${SESSION_HEADER}, the others send no header. Caches are emptied before each run; ${settings.rounds} rounds, doors alternating, medians over rounds. Hit rate: prefix-cache hits over queries (tokens) summed over the instances' /metrics; the oracle puts every conversation on an instance of its own with an unbounded cache: ${(oracle * 100).toFixed(1)}%. "Busiest" divides the busiest instance's requests by the mean. Targets (issue #33): session routing's hit rate at least 0.9× the oracle's, its TTFT p50 at most 0.6× least-busy's, the busiest instance at most 1.25× the mean, no failed request; prefix routing without a header at least 0.8× the oracle's hit rate.`,
     table: markdownTable(
       [
         "policy",

@@ -41,6 +41,31 @@ describe("multi-instance arguments", () => {
       /--max-connections: sets HAProxy's limit, so it needs --instances or --gpus/,
     ],
     [
+      "--routing without instances",
+      ["--routing", "session"],
+      /--routing: sets HAProxy's routing, so it needs --instances or --gpus/,
+    ],
+    [
+      "--session-header without instances",
+      ["--session-header", "x-user"],
+      /--session-header: sets HAProxy's routing, so it needs --instances or --gpus/,
+    ],
+    [
+      "--routing that is not a policy",
+      ["--instances", "2", "--routing", "random"],
+      /--routing: must be one of least-busy, session, prefix \(given "random"\)/,
+    ],
+    [
+      "--session-header that is not a header name",
+      ["--instances", "2", "--session-header", "x session#1"],
+      /--session-header: must be a header name of letters, digits.*\(given "x session#1"\)/,
+    ],
+    [
+      "--session-header with least-busy routing",
+      ["--instances", "2", "--routing", "least-busy", "--session-header", "x-user"],
+      /--session-header: applies to --routing session or prefix; least-busy reads no header \(given "x-user"\)/,
+    ],
+    [
       "--runtime-lora on a public address without a key",
       ["--instances", "2", "--host", "0.0.0.0", "--runtime-lora"],
       /--runtime-lora: .*needs an API key/,

@@ -55,6 +55,7 @@ beforeAll(async () => {
       FAKE_VLLM_KV_CACHE: "0.25",
       FAKE_VLLM_PREEMPTIONS: "2",
       FAKE_VLLM_PROMPT_TOKENS: "30",
+      FAKE_VLLM_PREFIX_HITS: "24",
       FAKE_VLLM_TTFT: "0.07",
       FAKE_VLLM_E2E: "1.2",
     }),
@@ -126,6 +127,7 @@ interface JsonInstance {
     finishedRequests: Record<string, number>;
     runningAdapters: string[];
     maxLoras: number | null;
+    prefixCacheHitRate: { share: number; window: string; tokens: number | null } | null;
   };
 }
 
@@ -171,6 +173,8 @@ describe("studio-serve status", { timeout: 120_000 }, () => {
       expect(q).toBeLessThanOrEqual(1.5);
     }
     expect(m?.finishedRequests.stop).toBeGreaterThanOrEqual(4);
+    // 24 of each prompt's 30 tokens found in the prefix cache, counted between the reads.
+    expect(m?.prefixCacheHitRate).toEqual({ share: 0.8, window: "between-scrapes", tokens: 120 });
 
     expect(second).toMatchObject({
       state: "up",
@@ -180,7 +184,12 @@ describe("studio-serve status", { timeout: 120_000 }, () => {
         { id: "billing", parent: "meta/base-8b" },
       ],
     });
-    expect(second?.metrics).toMatchObject({ kvCacheUsage: 0.5, runningAdapters: ["sales"], maxLoras: 2 });
+    expect(second?.metrics).toMatchObject({
+      kvCacheUsage: 0.5,
+      runningAdapters: ["sales"],
+      maxLoras: 2,
+      prefixCacheHitRate: null, // its stand-in counts no prefix-cache lookups
+    });
     expect(second?.metrics.timeToFirstToken.p95).toBeGreaterThan(2.5);
     expect(second?.metrics.timeToFirstToken.p95).toBeLessThanOrEqual(5);
 
@@ -189,6 +198,7 @@ describe("studio-serve status", { timeout: 120_000 }, () => {
   });
 
   it("prints a table a person reads at a glance, and never stops at a bad instance", async () => {
+    await Promise.all([chat(full.url, "support", 1), chat(lora.url, "sales", 1)]);
     const proc = status([
       full.url,
       lora.url,
@@ -204,9 +214,10 @@ describe("studio-serve status", { timeout: 120_000 }, () => {
     const table = proc.output();
     const lines = table.split("\n");
     expect(lines[0]).toMatch(
-      /^INSTANCE\s+STATE\s+RUN\s+WAIT\s+KV CACHE\s+TOK\/S IN\s+TOK\/S OUT\s+TTFT p50\/p95\s+E2E p50\/p95\s+PREEMPT$/,
+      /^INSTANCE\s+STATE\s+RUN\s+WAIT\s+KV CACHE\s+PREFIX HIT\s+TOK\/S IN\s+TOK\/S OUT\s+TTFT p50\/p95\s+E2E p50\/p95\s+PREEMPT$/,
     );
-    expect(table).toMatch(new RegExp(`^${full.url}\\s+up\\s+0\\s+3\\s+25\\.0%`, "m"));
+    expect(table).toMatch(new RegExp(`^${full.url}\\s+up\\s+0\\s+3\\s+25\\.0%\\s+80\\.0%\\s`, "m"));
+    expect(table).toMatch(new RegExp(`^${lora.url}\\s+up\\s+0\\s+0\\s+50\\.0%\\s+-\\s`, "m"));
     expect(table).toContain("  serves support\n");
     expect(table).toMatch(
       /serves meta\/base-8b; adapters sales \(on meta\/base-8b\), billing \(on meta\/base-8b\); running adapters sales/,

@@ -13,3 +13,4 @@ export { AFFINITY_BACKEND } from "./front-door/haproxy-routing.js";
 export { checkListenAddress } from "./listen-address.js";
 export { checkObjective } from "./monitoring/slo-rules.js";
 export { safetensorsHeaderBytes, safetensorsLmHeadBytes } from "./plan/index.js";
+export { checkRoutingPolicy, checkSessionHeader } from "./routing.js";

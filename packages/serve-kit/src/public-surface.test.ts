@@ -80,6 +80,8 @@ describe("the public surface", () => {
       "HAPROXY_BACKEND",
       "MAX_FRONT_CONNECTIONS",
       "checkListenAddress",
+      "checkRoutingPolicy",
+      "checkSessionHeader",
       "connectionsWithinFileLimit",
       "defaultMaxConnections",
       "haproxyServerName",

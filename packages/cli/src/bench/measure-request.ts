@@ -18,7 +18,14 @@ import { errorText } from "../shared/messages.js";
 export async function measureRequest(
   chat: ChatClient,
   request: ChatCompletionRequest,
-  options: { startMs: number; signal: AbortSignal; timeoutMs: number; secrets: readonly string[] },
+  options: {
+    startMs: number;
+    signal: AbortSignal;
+    timeoutMs: number;
+    secrets: readonly string[];
+    /** Hears the answer's text as it streams (a conversation appends it to its history). */
+    onText?: (text: string) => void;
+  },
 ): Promise<BenchRequestRecord> {
   const sent = performance.now();
   const record: BenchRequestRecord & { itlMs: number[] } = {
@@ -41,6 +48,8 @@ export async function measureRequest(
     for await (const chunk of stream) {
       const now = performance.now();
       if (chunk.choices.length > 0) {
+        const text = chunk.choices[0]?.delta?.content;
+        if (typeof text === "string") options.onText?.(text);
         if (first) record.ttftMs = now - sent;
         else record.itlMs.push(now - last);
         first = false;

@@ -1,4 +1,5 @@
 import { type BenchSlo, parseSlo, ServeConfigError } from "@finetune-studio/serve-kit";
+import { checkSessionHeader } from "@finetune-studio/serve-kit/internal";
 import {
   API_KEY_ENV_FLAG,
   SLO_FLAG as COMMON_SLO_FLAG,
@@ -16,6 +17,7 @@ import {
   textFlag,
 } from "../shared/flags.js";
 import { UsageError } from "../shared/io.js";
+import { SESSION_HEADER_FLAG } from "../shared/routing-flags.js";
 import { positiveDecimal, refuse, wholeNumber } from "../shared/values.js";
 import type { LoadShape } from "./run-load.js";
 
@@ -104,6 +106,24 @@ export const REQUEST_FLAGS = [
   API_KEY_ENV_FLAG,
 ];
 
+export const CONVERSATIONS_FLAG = countFlag("conversations", {
+  min: 1,
+  max: 100_000,
+  help: "play N multi-turn conversations instead (--concurrency of them at once):\na shared system prompt, each turn sent with the whole history, each answer\nappended to it, lengths skewed (many short, a few long)",
+});
+export const TURNS_FLAG = countFlag("turns", {
+  valueName: "T",
+  min: 1,
+  max: 64,
+  fallback: 4,
+  help: "with --conversations: the mean user turns per conversation (at most 4 x T)",
+});
+export const BENCH_SESSION_HEADER_FLAG = describedAs(
+  SESSION_HEADER_FLAG,
+  "with --conversations: send each conversation's id in header NAME, as\n`launch --routing session` reads it (default: no header)",
+);
+export const CONVERSATION_FLAGS = [CONVERSATIONS_FLAG, TURNS_FLAG, BENCH_SESSION_HEADER_FLAG];
+
 export const SLO_FLAG = describedAs(
   COMMON_SLO_FLAG,
   "a request is good when it meets each; goodput counts them",
@@ -131,7 +151,14 @@ export const OUTPUT_FLAGS = [
   ),
 ];
 
-export const BENCH_FLAGS = [LAUNCH_FLAG, ...LOAD_FLAGS, ...REQUEST_FLAGS, ...SLO_FLAGS, ...OUTPUT_FLAGS];
+export const BENCH_FLAGS = [
+  LAUNCH_FLAG,
+  ...LOAD_FLAGS,
+  ...REQUEST_FLAGS,
+  ...CONVERSATION_FLAGS,
+  ...SLO_FLAGS,
+  ...OUTPUT_FLAGS,
+];
 
 /** One load level of a run: its shape and how it is named in tables. */
 export interface LoadLevel {
@@ -152,6 +179,15 @@ export interface BenchRun {
   attainment: number;
   targetRps: number | undefined;
   timeoutMs: number;
+  /** --conversations: the multi-turn workload instead of single requests. */
+  conversations: Conversations | undefined;
+}
+
+export interface Conversations {
+  count: number;
+  meanTurns: number;
+  /** The header each turn names its conversation in, or none. */
+  sessionHeader: string | undefined;
 }
 
 /**
@@ -221,6 +257,7 @@ export function readBenchRun(parsed: ParsedFlags): BenchRun {
   return {
     levels,
     loadName,
+    conversations: readConversations(parsed),
     requests: parsed.get(REQUESTS_FLAG),
     durationMs,
     inputTokens: parsed.get(INPUT_TOKENS_FLAG),
@@ -262,4 +299,32 @@ function checkRateForDuration(levels: readonly LoadLevel[], durationMs: number, 
       refuse("--duration", `with rate ${shape.rate}, must schedule at most ${MAX_SCHEDULED} requests`, given);
     }
   }
+}
+
+/**
+ * --conversations N [--turns T] [--session-header NAME]: one level of --concurrency conversations at once,
+ * each played to its end, so --rate, --sweep, --requests, --duration and --dataset do not apply.
+ */
+function readConversations(parsed: ParsedFlags): Conversations | undefined {
+  const count = parsed.get(CONVERSATIONS_FLAG);
+  if (count === undefined) {
+    for (const flag of [TURNS_FLAG, BENCH_SESSION_HEADER_FLAG]) {
+      if (parsed.raw[flag.name] !== undefined)
+        throw new UsageError(`--${flag.name}: needs --conversations N`);
+    }
+    return undefined;
+  }
+  for (const name of ["rate", "sweep", "requests", "duration", "dataset"]) {
+    if (parsed.raw[name] !== undefined) {
+      throw new UsageError(
+        `--${name}: does not apply to --conversations, which plays each conversation to its end, --concurrency at a time`,
+      );
+    }
+  }
+  const header = parsed.get(BENCH_SESSION_HEADER_FLAG);
+  return {
+    count,
+    meanTurns: parsed.get(TURNS_FLAG),
+    sessionHeader: header === undefined ? undefined : checkSessionHeader(header, "sessionHeader"),
+  };
 }

@@ -120,3 +120,17 @@ export function formatCapacity(
   }
   return `${lines.join("\n")}\n`;
 }
+
+/** The run's prefix-cache hit rate, next to its TTFT: the figure and what it covers, or why there is none. */
+export function formatPrefixCache(result: {
+  hitRate: number | null;
+  tokens: number;
+  instances: readonly string[];
+  unknown: string | null;
+}): string {
+  const where = `${result.instances.length} instance${result.instances.length === 1 ? "" : "s"}`;
+  if (result.hitRate === null) {
+    return `prefix-cache hit rate: unknown: ${escapeForTerminal(result.unknown ?? "not read")}\n`;
+  }
+  return `prefix-cache hit rate: ${(result.hitRate * 100).toFixed(1)}% of ${result.tokens} prompt tokens looked up, over ${where} (vLLM's /metrics before and after the run)\n`;
+}

@@ -5,12 +5,15 @@ import {
   type BenchRequestRecord,
   capacityFromSweep,
   computeBenchMetrics,
+  conversationWorkload,
   latencyChartSvg,
   type SweepPoint,
 } from "@finetune-studio/serve-kit";
 import {
   BENCH_FLAGS,
   type BenchRun,
+  CONVERSATION_FLAGS,
+  type Conversations,
   DATASET_FLAG,
   LOAD_FLAGS,
   type LoadLevel,
@@ -20,11 +23,19 @@ import {
   readBenchRun,
   SLO_FLAGS,
 } from "../bench/options.js";
+import { playConversations } from "../bench/play-conversations.js";
+import {
+  instanceUrls,
+  type PrefixCacheResult,
+  prefixCacheOfRun,
+  readInstances,
+} from "../bench/prefix-cache.js";
 import { datasetRequests, syntheticRequests } from "../bench/prompts.js";
 import {
   formatBenchTable,
   formatCapacity,
   formatFailureReasons,
+  formatPrefixCache,
   levelLabel,
   loadText,
   unreachableLevels,
@@ -63,7 +74,10 @@ async function runBench(args: readonly string[], io: CliIo): Promise<number> {
   const plan = readBenchRun(parsed);
   const apiKey = readApiKey(parsed.get(API_KEY_ENV_FLAG), io.env);
   const dataset = parsed.get(DATASET_FLAG);
-  for (const warning of unreachableLevels(plan.durationMs === undefined ? plan.levels : [], plan.requests)) {
+  for (const warning of unreachableLevels(
+    plan.durationMs === undefined && plan.conversations === undefined ? plan.levels : [],
+    plan.requests,
+  )) {
     io.err(`studio-serve: warning: ${warning}\n`);
   }
   const chat = createChatClient({ baseUrl: url, maxRetries: 0, ...(apiKey === undefined ? {} : { apiKey }) });
@@ -82,17 +96,61 @@ async function runBench(args: readonly string[], io: CliIo): Promise<number> {
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
   const measured: Measured[] = [];
+  let prefixCache: PrefixCacheResult | undefined;
   try {
-    for (const level of plan.levels) {
-      if (stop.signal.aborted) break;
-      measured.push(await measureLevel(chat, requests, level, plan, stop.signal, io, apiKey));
+    if (plan.conversations !== undefined) {
+      // The instances' prefix-cache counters before and after the run: what it made the caches do.
+      const urls = await instanceUrls(url, parsed.get(LAUNCH_FLAG), io);
+      const before = await readInstances(urls, apiKey);
+      const conversations = plan.conversations;
+      const asked = plan.levels[0] as LoadLevel;
+      const level = { ...asked, label: `${conversations.count} conversations, ${asked.load} at once` };
+      const chatFor = sessionChats(url, apiKey, conversations);
+      measured.push(
+        await measureLevel(level, plan, io, (onRecord) =>
+          playConversations({
+            workload: workloadOf(conversations, plan),
+            model,
+            concurrency: level.load,
+            outputTokens: plan.outputTokens,
+            chatFor,
+            timeoutMs: plan.timeoutMs,
+            signal: stop.signal,
+            secrets: apiKey === undefined ? [] : [apiKey],
+            onRecord,
+          }),
+        ),
+      );
+      prefixCache = prefixCacheOfRun(
+        before.scrapes,
+        (await readInstances(urls, apiKey, before.scrapes)).statuses,
+      );
+    } else {
+      for (const level of plan.levels) {
+        if (stop.signal.aborted) break;
+        measured.push(
+          await measureLevel(level, plan, io, (onRecord) =>
+            runLoad({
+              chat,
+              requests,
+              count: countOf(level, plan),
+              ...(plan.durationMs === undefined ? {} : { durationMs: plan.durationMs }),
+              shape: level.shape,
+              timeoutMs: plan.timeoutMs,
+              signal: stop.signal,
+              secrets: apiKey === undefined ? [] : [apiKey],
+              onRecord,
+            }),
+          ),
+        );
+      }
     }
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
   }
   const output = { json: parsed.get(JSON_FLAG), out: parsed.get(OUT_FLAG) };
-  return report(measured, plan, { url, model }, output, io, stop.signal.aborted);
+  return report(measured, plan, { url, model }, output, io, stop.signal.aborted, prefixCache);
 }
 
 function targetUrl(positionals: readonly string[], launch: number | undefined): string {
@@ -134,33 +192,45 @@ async function servedModel(chat: ChatClient, url: string, asked: string | undefi
   return model;
 }
 
+/** The requests one level sends: --requests, or as many as --duration takes at its rate. */
+function countOf(level: LoadLevel, plan: BenchRun): number {
+  if (plan.durationMs === undefined) return plan.requests;
+  return level.shape.kind === "rate" && Number.isFinite(level.shape.rate)
+    ? Math.ceil((level.shape.rate * plan.durationMs) / 1000)
+    : 1_000_000_000;
+}
+
+/**
+ * The conversations: a shared system prompt of about --input-tokens words (one common word is about one
+ * token), user turns of 32 words, geometric lengths with mean --turns, at most 4 times it.
+ */
+function workloadOf(conversations: Conversations, plan: BenchRun) {
+  return conversationWorkload({
+    sessions: conversations.count,
+    meanTurns: conversations.meanTurns,
+    maxTurns: conversations.meanTurns * 4,
+    systemPromptWords: plan.inputTokens,
+    userWords: 32,
+  });
+}
+
+/** A conversation's client: one that sends its id in the session header, or the same for every one. */
+function sessionChats(url: string, apiKey: string | undefined, conversations: Conversations) {
+  const base = { baseUrl: url, maxRetries: 0, ...(apiKey === undefined ? {} : { apiKey }) };
+  const shared = createChatClient(base);
+  const header = conversations.sessionHeader;
+  return (session: string) =>
+    header === undefined ? shared : createChatClient({ ...base, headers: { [header]: session } });
+}
+
 async function measureLevel(
-  chat: ChatClient,
-  requests: Parameters<typeof runLoad>[0]["requests"],
   level: LoadLevel,
   plan: BenchRun,
-  signal: AbortSignal,
   io: CliIo,
-  apiKey: string | undefined,
+  send: (onRecord: (records: readonly BenchRequestRecord[]) => void) => Promise<LoadRun>,
 ): Promise<Measured> {
-  const count =
-    plan.durationMs === undefined
-      ? plan.requests
-      : level.shape.kind === "rate" && Number.isFinite(level.shape.rate)
-        ? Math.ceil((level.shape.rate * plan.durationMs) / 1000)
-        : 1_000_000_000;
   const progress = progressLine(level.label, io);
-  const run = await runLoad({
-    chat,
-    requests,
-    count,
-    ...(plan.durationMs === undefined ? {} : { durationMs: plan.durationMs }),
-    shape: level.shape,
-    timeoutMs: plan.timeoutMs,
-    signal,
-    secrets: apiKey === undefined ? [] : [apiKey],
-    onRecord: progress.update,
-  });
+  const run = await send(progress.update);
   progress.done();
   const metrics = computeBenchMetrics(run.records, run.durationSeconds, plan.slo);
   if (run.late.count > run.records.length * 0.05) {
@@ -213,6 +283,7 @@ function report(
   output: { json: boolean; out: string | undefined },
   io: CliIo,
   interrupted: boolean,
+  prefixCache: PrefixCacheResult | undefined,
 ): number {
   const capacity =
     plan.slo !== undefined && measured.length > 1
@@ -227,6 +298,7 @@ function report(
     loadName: plan.loadName,
     slo: plan.slo ?? null,
     interrupted,
+    ...(prefixCache === undefined ? {} : { prefixCache }),
     levels: measured.map(({ label, asked, reachedConcurrency, metrics, late }) => ({
       label,
       load: loadText(asked),
@@ -247,6 +319,7 @@ function report(
   else {
     io.out(formatBenchTable(measured));
     io.out(formatFailureReasons(measured));
+    if (prefixCache !== undefined) io.out(formatPrefixCache(prefixCache));
     if (capacity !== undefined) io.out(formatCapacity(capacity, plan.loadName, plan.targetRps));
   }
   if (output.out !== undefined) {
@@ -296,6 +369,12 @@ ${flagHelp(LOAD_FLAGS)}
 
 Requests:
 ${flagHelp(REQUEST_FLAGS)}
+
+Conversations (for a front door that routes for vLLM's prefix cache, launch --routing):
+${flagHelp(CONVERSATION_FLAGS)}
+  The system prompt is about --input-tokens words, each user turn 32. The run reports the
+  prefix-cache hit rate the instances counted (vLLM's /metrics read before and after; with --launch P
+  its instances, with a URL that URL's, or a launch's instances behind its front door).
 
 Service levels and capacity:
 ${flagHelp(SLO_FLAGS)}

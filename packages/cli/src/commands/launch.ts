@@ -1,9 +1,10 @@
 import { checkServeFits } from "../plan/fit-check.js";
 import { ExitCode } from "../shared/exit-codes.js";
-import { flagHelp, switchFlag, textFlag } from "../shared/flags.js";
+import { describedAs, flagHelp, switchFlag, textFlag } from "../shared/flags.js";
 import { SERVE_HELP } from "../shared/help.js";
 import type { CliIo } from "../shared/io.js";
 import { LAUNCH_TIMEOUT_FLAG, STOP_TIMEOUT_FLAG } from "../shared/launch-flags.js";
+import { ROUTING_FLAG, SESSION_HEADER_FLAG } from "../shared/routing-flags.js";
 import { parseServeArgs, SERVE_FLAGS } from "../shared/serve-args.js";
 import { runFleet } from "../supervise/fleet.js";
 import { parseLayout } from "../supervise/layout.js";
@@ -22,7 +23,7 @@ const LOG_FLAGS = [
 const INSTANCE_FLAGS = [
   textFlag("instances", {
     valueName: "N",
-    help: "run N vLLM instances, one per GPU (CUDA_VISIBLE_DEVICES 0..N-1), on\n127.0.0.1 ports P+1..P+N, with HAProxy (which must be on PATH) on --port P\nin front: the least busy instance takes each request, streams flow, and\nrequests go straight from HAProxy to vLLM (never through launch). With\n--tensor-parallel-size T, each instance gets T GPUs of its own (0,1 then\n2,3 ...): N x T GPUs in all, checked with nvidia-smi before anything starts",
+    help: "run N vLLM instances, one per GPU (CUDA_VISIBLE_DEVICES 0..N-1), on\n127.0.0.1 ports P+1..P+N, with HAProxy (which must be on PATH) on --port P\nin front: it picks each request's instance (--routing), streams flow, and\nrequests go straight from HAProxy to vLLM (never through launch). With\n--tensor-parallel-size T, each instance gets T GPUs of its own (0,1 then\n2,3 ...): N x T GPUs in all, checked with nvidia-smi before anything starts",
   }),
   textFlag("gpus", {
     valueName: "0,1,...",
@@ -36,6 +37,11 @@ const INSTANCE_FLAGS = [
     "runtime-lora",
     "let adapters be loaded and unloaded while vLLM runs\n(VLLM_ALLOW_RUNTIME_LORA_UPDATING=True): `studio-serve adapter` does it on\nevery instance. Anyone who can call vLLM can then load adapters from paths\non this machine: trusted networks only; refused on a non-loopback --host\nwithout --api-key-env",
   ),
+  describedAs(
+    ROUTING_FLAG,
+    "how HAProxy picks the instance: session (the default) sends each value of\nthe session header to one instance, by consistent hashing with bounded\nload, so a conversation's next turn finds its prefix in that vLLM's cache;\na request without the header goes to the least busy. prefix: as session,\nand a request without the header is keyed on its first user message\n(HAProxy reads every request body). least-busy: the fewest open requests",
+  ),
+  describedAs(SESSION_HEADER_FLAG, "the header that names a session (default x-session-id)"),
 ];
 const LAUNCH_FLAGS = [...SERVE_FLAGS, ...WAIT_FLAGS, ...LOG_FLAGS, ...INSTANCE_FLAGS];
 

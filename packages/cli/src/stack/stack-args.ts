@@ -10,6 +10,7 @@ import { ENGINE_FLAGS } from "../shared/engine-flags.js";
 import { describedAs, type Flag, switchFlag, textFlag } from "../shared/flags.js";
 import { UsageError } from "../shared/io.js";
 import { numberOrRaw } from "../shared/raw-values.js";
+import { ROUTING_FLAG, SESSION_HEADER_FLAG } from "../shared/routing-flags.js";
 import { ADAPTER_FLAG, parseServeArgs, SERVE_KEY_FLAG, SERVED_NAME_FLAG } from "../shared/serve-args.js";
 import { quoted } from "../shared/values.js";
 
@@ -103,16 +104,12 @@ export const ROUTING_FLAGS: readonly Flag[] = [
     "adapterLoading",
     "static (default): --lora-modules on every engine; runtime: the\nchart's LoRA controller loads LoraAdapter resources (needs a key)",
   ),
-  text(
-    "routing",
-    "least-busy|session|prefix",
-    "routing",
-    "how the router picks an engine (default least-busy, as launch; the router\nrotates: roundrobin)",
+  describedAs(
+    ROUTING_FLAG,
+    "how the router picks an engine, in launch's words (default least-busy:\nthe router rotates, roundrobin; session: its session logic; prefix: its\nprefixaware logic)",
   ),
-  text(
-    "session-header",
-    "NAME",
-    "sessionHeader",
+  describedAs(
+    SESSION_HEADER_FLAG,
     "with session routing: the header that names a session\n(default x-session-id)",
   ),
 ];

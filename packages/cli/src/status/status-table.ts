@@ -8,13 +8,14 @@ const HEADERS = [
   "RUN",
   "WAIT",
   "KV CACHE",
+  "PREFIX HIT",
   "TOK/S IN",
   "TOK/S OUT",
   "TTFT p50/p95",
   "E2E p50/p95",
   "PREEMPT",
 ];
-const RIGHT = new Set([2, 3, 4, 5, 6, 9]);
+const RIGHT = new Set([2, 3, 4, 5, 6, 7, 10]);
 const NONE = "-";
 
 /**
@@ -63,7 +64,9 @@ function figures(status: InstanceStatus): string[] {
     status.state,
     count(metrics.requestsRunning),
     count(metrics.requestsWaiting),
-    metrics.kvCacheUsage === null ? NONE : `${(metrics.kvCacheUsage * 100).toFixed(1)}%`,
+    share(metrics.kvCacheUsage),
+    // vLLM's prefix-cache hits over lookups, in tokens, between the two reads (else since it started).
+    share(metrics.prefixCacheHitRate?.share ?? null),
     rate(metrics.promptTokensPerSecond),
     rate(metrics.generationTokensPerSecond),
     percentiles(metrics.timeToFirstToken),
@@ -129,6 +132,10 @@ function sloShare(one: SloAttainment): string {
 
 function count(value: number | null): string {
   return value === null ? NONE : String(Math.round(value));
+}
+
+function share(value: number | null): string {
+  return value === null ? NONE : `${(value * 100).toFixed(1)}%`;
 }
 
 function rate(value: number | null): string {

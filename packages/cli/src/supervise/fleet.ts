@@ -101,6 +101,7 @@ export async function runFleet(parsed: ParsedServeArgs, layout: FleetLayout, io:
     maxNumSeqs: parsed.options.maxNumSeqs,
     maxConnections,
     metricsPort: frontDoorMetricsPort(plan.built.listen.port, layout.gpus.length),
+    routing: layout.routing,
   };
   const ready = await prepareFrontDoor(fleet, layout, door, helpFor);
   if (typeof ready === "number") return ready;

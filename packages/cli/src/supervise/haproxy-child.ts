@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { escapeForTerminal, type ProcessGroup, spawnGroup } from "@finetune-studio/internal";
-import { haproxyConfig } from "@finetune-studio/serve-kit";
+import { haproxyConfig, type RoutingPolicy } from "@finetune-studio/serve-kit";
 import { LogLines } from "../instance/log-lines.js";
 import type { CliIo } from "../shared/io.js";
 import { writeFreshFile } from "../shared/safe-files.js";
@@ -16,6 +16,8 @@ export interface FrontDoor {
   maxConnections: number;
   /** HAProxy's own Prometheus exporter, on 127.0.0.1 only. */
   metricsPort: number;
+  /** How it picks an instance (--routing), and the header that names a session (--session-header). */
+  routing: { policy: RoutingPolicy; sessionHeader: string | undefined };
 }
 
 /** The runtime API's socket in the launch's private directory. */
@@ -40,6 +42,8 @@ export function startHaproxy(haproxyPath: string, dir: string, door: FrontDoor, 
       ...(door.maxNumSeqs === undefined ? {} : { maxNumSeqs: door.maxNumSeqs }),
       maxConnections: door.maxConnections,
       metricsPort: door.metricsPort,
+      routing: door.routing.policy,
+      ...(door.routing.sessionHeader === undefined ? {} : { sessionHeader: door.routing.sessionHeader }),
     }),
   );
   const lines = new LogLines((line) => io.err(`[haproxy] ${escapeForTerminal(line)}\n`));

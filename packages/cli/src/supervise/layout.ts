@@ -1,8 +1,20 @@
-import { MAX_FRONT_CONNECTIONS } from "@finetune-studio/serve-kit/internal";
+import type { RoutingPolicy } from "@finetune-studio/serve-kit";
+import {
+  checkRoutingPolicy,
+  checkSessionHeader,
+  MAX_FRONT_CONNECTIONS,
+} from "@finetune-studio/serve-kit/internal";
 import { inHelp, UsageError } from "../shared/io.js";
 import type { ParsedServeArgs } from "../shared/serve-args.js";
-import { wholeNumber } from "../shared/values.js";
+import { quoted, wholeNumber } from "../shared/values.js";
 import type { FleetLayout } from "./types.js";
+
+/**
+ * Session routing costs nothing for a request without the session header (it goes least-busy, as before)
+ * and keeps a conversation on the instance whose prefix cache holds it for callers that send one; prefix
+ * routing buffers every request body in HAProxy to read its key, so it is asked for, not given.
+ */
+export const LAUNCH_DEFAULT_ROUTING: RoutingPolicy = "session";
 
 /** More instances than one machine holds GPUs for is a typo. */
 export const MAX_INSTANCES = 16;
@@ -23,14 +35,16 @@ export function parseLayout(parsed: ParsedServeArgs): FleetLayout {
   const instancesText = values.instances as string | undefined;
   const gpusText = values.gpus as string | undefined;
   const maxConnections = parseMaxConnections(values["max-connections"], helpFor);
+  const routing = parseRouting(values.routing, values["session-header"], helpFor);
   if (instancesText === undefined && gpusText === undefined) {
-    if (maxConnections !== undefined) {
-      throw new UsageError(
-        "--max-connections: sets HAProxy's limit, so it needs --instances or --gpus",
-        helpFor,
-      );
+    // A launch of one has no HAProxy: nothing would read these.
+    const frontDoorFlags = { "max-connections": "limit", routing: "routing", "session-header": "routing" };
+    for (const [flag, what] of Object.entries(frontDoorFlags)) {
+      if (values[flag] !== undefined) {
+        throw new UsageError(`--${flag}: sets HAProxy's ${what}, so it needs --instances or --gpus`, helpFor);
+      }
     }
-    return { gpus: [], gpusFlag: "--instances", runtimeLora, maxConnections: undefined };
+    return { gpus: [], gpusFlag: "--instances", runtimeLora, maxConnections: undefined, routing };
   }
   // A bad value is the builder's to refuse, by its rule, before anything starts.
   const tp = parsed.options.tensorParallelSize;
@@ -74,7 +88,25 @@ export function parseLayout(parsed: ParsedServeArgs): FleetLayout {
     all.slice(i * perInstance, (i + 1) * perInstance).join(","),
   );
   const gpusFlag = gpusText === undefined ? "--instances" : "--gpus";
-  return { gpus: groups, gpusFlag, runtimeLora, maxConnections };
+  return { gpus: groups, gpusFlag, runtimeLora, maxConnections, routing };
+}
+
+/**
+ * `--routing` (default session: see the README's "Routing") and `--session-header`, by serve-kit's rules
+ * (their refusals name the field, which the CLI reports as the flag); a header with least-busy is refused,
+ * as haproxyConfig would, but before anything starts.
+ */
+function parseRouting(policy: unknown, header: unknown, helpFor: string): FleetLayout["routing"] {
+  const routing: RoutingPolicy =
+    policy === undefined ? LAUNCH_DEFAULT_ROUTING : checkRoutingPolicy(policy, "routing");
+  const sessionHeader = header === undefined ? undefined : checkSessionHeader(header, "sessionHeader");
+  if (routing === "least-busy" && sessionHeader !== undefined) {
+    throw new UsageError(
+      `--session-header: applies to --routing session or prefix; least-busy reads no header (given ${quoted(sessionHeader)})`,
+      helpFor,
+    );
+  }
+  return { policy: routing, sessionHeader };
 }
 
 /** `--max-connections N`: the front door's limit, within what HAProxy's configuration accepts. */

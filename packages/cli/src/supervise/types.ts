@@ -1,4 +1,5 @@
 import type { ProcessGroup } from "@finetune-studio/internal";
+import type { RoutingPolicy } from "@finetune-studio/serve-kit";
 import type { LaunchSettings } from "../instance/launch-settings.js";
 import type { CliIo } from "../shared/io.js";
 import type { Instance } from "./instance.js";
@@ -18,6 +19,8 @@ export interface FleetLayout {
   runtimeLora: boolean;
   /** The front door's connection limit (--max-connections), when the user set one. */
   maxConnections: number | undefined;
+  /** How HAProxy picks an instance (--routing), and the header that names a session (--session-header). */
+  routing: { policy: RoutingPolicy; sessionHeader: string | undefined };
 }
 
 /** A rolling reload in progress: later triggers join it and hear the rest of its progress. */

@@ -1,4 +1,4 @@
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import { getFreePort } from "@finetune-studio/testing";
 
 // A stand-in for vLLM with a known schedule, for `studio-serve bench`: each streamed chat answer sends its
@@ -26,6 +26,8 @@ export interface Schedule {
   apiKey?: string;
   /** The failure of the chat request numbered `index` (from 0, in arrival order), or undefined to serve it. */
   fail?: (index: number, authorization: string | undefined) => Failure | undefined;
+  /** Hears each chat request: its body and headers. */
+  onChat?: (body: string, headers: IncomingHttpHeaders) => void;
 }
 
 export interface ScheduleServer {
@@ -64,8 +66,13 @@ export async function startScheduleServer(schedule: Schedule): Promise<ScheduleS
         }),
       );
     }
-    request.resume();
+    let body = "";
+    request.setEncoding("utf8");
+    request.on("data", (part: string) => {
+      body += part;
+    });
     request.on("end", () => {
+      if (request.method === "POST") schedule.onChat?.(body, request.headers);
       const failure = schedule.fail?.(arrived++, request.headers.authorization);
       if (failure !== undefined && "status" in failure) {
         response.writeHead(failure.status, { "content-type": "application/json" });

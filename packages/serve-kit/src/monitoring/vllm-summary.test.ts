@@ -282,7 +282,11 @@ describe("summarizeVllmMetrics: the prefix cache's hit rate", () => {
     const earlier = { text: page.render(), timeMs: 0 };
     for (let i = 0; i < 4; i++) page.recordRequest(looked(100, 25));
     const summary = readable(summarizeVllmMetrics({ text: page.render(), timeMs: 2_000 }, earlier));
-    expect(summary.prefixCacheHitRate).toEqual({ share: 0.25, window: "between-scrapes" });
+    expect(summary.prefixCacheHitRate).toEqual({
+      share: 0.25,
+      window: "between-scrapes",
+      tokens: 400,
+    });
   });
 
   it("counts since the start with one scrape, or with no lookup in between", () => {
@@ -293,9 +297,10 @@ describe("summarizeVllmMetrics: the prefix cache's hit rate", () => {
     expect(readable(summarizeVllmMetrics(once)).prefixCacheHitRate).toEqual({
       share: 0.5,
       window: "since-start",
+      tokens: 2000,
     });
     const idle = readable(summarizeVllmMetrics({ text: page.render(), timeMs: 2_000 }, once));
-    expect(idle.prefixCacheHitRate).toEqual({ share: 0.5, window: "since-start" });
+    expect(idle.prefixCacheHitRate).toEqual({ share: 0.5, window: "since-start", tokens: 2000 });
   });
 
   it("reads the V0 engine's gauge when the page has no counters, and says nothing before any lookup", () => {
@@ -304,6 +309,7 @@ describe("summarizeVllmMetrics: the prefix cache's hit rate", () => {
     expect(readable(summarizeVllmMetrics({ text: v0, timeMs: 0 })).prefixCacheHitRate).toEqual({
       share: 0.375,
       window: "since-start",
+      tokens: null,
     });
     const fresh = new VllmMetricsPage();
     expect(readable(summarizeVllmMetrics({ text: fresh.render(), timeMs: 0 })).prefixCacheHitRate).toBeNull();

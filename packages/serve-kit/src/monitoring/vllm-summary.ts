@@ -23,6 +23,8 @@ export interface PrefixCacheHitRate {
   readonly share: number;
   /** Tokens looked up between the two scrapes, or (with one scrape, or none in between) since the start. */
   readonly window: "between-scrapes" | "since-start";
+  /** Prompt tokens looked up in that window, to weigh shares of several instances; null from V0's gauge. */
+  readonly tokens: number | null;
 }
 
 /** The load of one instance, or of one model on it. `null` where the page does not say. */
@@ -275,13 +277,19 @@ class LoadReader {
       this.beforeByName === undefined ? null : this.increase(VLLM_METRICS.prefixCacheQueries, "");
     if (queried !== null && queried > 0) {
       const hits = this.increase(VLLM_METRICS.prefixCacheHits, "") ?? 0;
-      return { share: hits / queried, window: "between-scrapes" };
+      return { share: hits / queried, window: "between-scrapes", tokens: queried };
     }
     const queries = total(VLLM_METRICS.prefixCacheQueries);
     if (queries !== null && queries > 0) {
-      return { share: (total(VLLM_METRICS.prefixCacheHits) ?? 0) / queries, window: "since-start" };
+      return {
+        share: (total(VLLM_METRICS.prefixCacheHits) ?? 0) / queries,
+        window: "since-start",
+        tokens: queries,
+      };
     }
-    return v0Rate === null || queries !== null ? null : { share: v0Rate, window: "since-start" };
+    return v0Rate === null || queries !== null
+      ? null
+      : { share: v0Rate, window: "since-start", tokens: null };
   }
 
   private byReason(): Record<string, number> {

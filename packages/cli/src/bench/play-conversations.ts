@@ -1,0 +1,71 @@
+import { setMaxListeners } from "node:events";
+import type { ChatClient, ChatCompletionRequest } from "@finetune-studio/client";
+import { type BenchRequestRecord, type ConversationWorkload, turnMessages } from "@finetune-studio/serve-kit";
+import { measureRequest } from "./measure-request.js";
+import type { LoadRun } from "./run-load.js";
+
+export interface ConversationRunOptions {
+  workload: ConversationWorkload;
+  model: string;
+  /** Conversations played at once. */
+  concurrency: number;
+  outputTokens: number;
+  /** The client a conversation's turns go through: one that names its session, when the run sends one. */
+  chatFor: (session: string) => ChatClient;
+  timeoutMs: number;
+  signal: AbortSignal;
+  secrets?: readonly string[];
+  onRecord?: (records: readonly BenchRequestRecord[]) => void;
+}
+
+/**
+ * Plays each conversation turn by turn, `concurrency` at once, as production-stack's multi-round QA bench
+ * does: a turn is sent once the previous one's answer came back, with the whole history and that answer
+ * appended. A failed turn ends its conversation (the next would lack its answer). Each turn is measured as
+ * a single request is.
+ */
+export async function playConversations(options: ConversationRunOptions): Promise<LoadRun> {
+  setMaxListeners(0, options.signal);
+  const { workload } = options;
+  const records: BenchRequestRecord[] = [];
+  const started = performance.now();
+  let next = 0;
+  let open = 0;
+  let reachedConcurrency = 0;
+  const play = async () => {
+    while (!options.signal.aborted && next < workload.conversations.length) {
+      const conversation = workload.conversations[next++];
+      if (conversation === undefined) break;
+      const chat = options.chatFor(conversation.session);
+      const answers: string[] = [];
+      open++;
+      reachedConcurrency = Math.max(reachedConcurrency, open);
+      for (let turn = 0; turn < conversation.turns.length && !options.signal.aborted; turn += 1) {
+        let answer = "";
+        const request = {
+          model: options.model,
+          messages: turnMessages(workload, conversation, turn, answers),
+          max_tokens: options.outputTokens,
+          ignore_eos: true,
+        } as ChatCompletionRequest;
+        const record = await measureRequest(chat, request, {
+          startMs: performance.now() - started,
+          signal: options.signal,
+          timeoutMs: options.timeoutMs,
+          secrets: options.secrets ?? [],
+          onText: (text) => {
+            answer += text;
+          },
+        });
+        records.push(record);
+        options.onRecord?.(records);
+        if (!record.ok) break;
+        answers.push(answer);
+      }
+      open--;
+    }
+  };
+  await Promise.all(Array.from({ length: options.concurrency }, play));
+  const lastEnd = records.reduce((end, record) => Math.max(end, record.startMs + record.latencyMs), 0);
+  return { records, durationSeconds: lastEnd / 1000, late: { count: 0, worstMs: 0 }, reachedConcurrency };
+}
