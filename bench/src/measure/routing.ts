@@ -39,11 +39,14 @@ export interface RoutingSettings {
   cacheBlocks: number;
 }
 
-export const fullRouting: RoutingSettings = { rounds: 3, sessions: 96, users: 16, cacheBlocks: 600 };
-export const quickRouting: RoutingSettings = { rounds: 1, sessions: 24, users: 8, cacheBlocks: 600 };
+// Sized so routing matters, as on a real fleet: the conversations in flight need about three times the
+// blocks one instance's cache holds, and a quarter of them fits; a conversation's own history, not the
+// shared system prompt, is most of each prompt.
+export const fullRouting: RoutingSettings = { rounds: 3, sessions: 128, users: 32, cacheBlocks: 400 };
+export const quickRouting: RoutingSettings = { rounds: 1, sessions: 64, users: 32, cacheBlocks: 400 };
 
-const WORKLOAD = { meanTurns: 4, maxTurns: 16, systemPromptWords: 200, userWords: 40 };
-const ANSWER_TOKENS = 32;
+const WORKLOAD = { meanTurns: 6, maxTurns: 24, systemPromptWords: 50, userWords: 100 };
+const ANSWER_TOKENS = 64;
 
 interface Door {
   policy: RoutingPolicy;
