@@ -2,12 +2,10 @@ import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
-  getFreePort,
   getFreePortFollowedBy,
   type ManagedProcess,
   requireSystemTool,
-  startProcess,
-  waitForHttp,
+  startPrometheus,
   waitForOutput,
 } from "@finetune-studio/testing";
 import { afterEach, describe, expect, it } from "vitest";
@@ -21,7 +19,6 @@ import { runCapture } from "./test/run-cli.js";
 // Debian's Prometheus finding both jobs up.
 
 const PROMTOOL = requireSystemTool("promtool");
-const PROMETHEUS = requireSystemTool("prometheus");
 const running: ManagedProcess[] = [];
 afterEach(async () => {
   await Promise.all(running.splice(0).map((proc) => proc.stop()));
@@ -103,23 +100,8 @@ describe("monitoring a running launch", { timeout: 240_000 }, () => {
     const checked = await promtool(["check", "config", "prometheus.yml"], out);
     expect(checked.code, checked.output).toBe(0);
 
-    const webPort = await getFreePort();
-    const prometheusUrl = `http://127.0.0.1:${webPort}`;
-    const prometheus = startProcess(
-      PROMETHEUS,
-      [
-        `--config.file=${join(out, "prometheus.yml")}`,
-        `--storage.tsdb.path=${join(out, "data")}`,
-        `--web.listen-address=127.0.0.1:${webPort}`,
-      ],
-      { cwd: out },
-    );
+    const { process: prometheus, url: prometheusUrl } = await startPrometheus(out);
     running.push(prometheus);
-    await waitForHttp(`${prometheusUrl}/-/ready`, {
-      timeoutMs: 90_000,
-      isReady: (s) => s === 200,
-      process: prometheus,
-    });
     // Scraped every second; polled until both jobs report, on a loaded machine.
     const deadline = Date.now() + 90_000;
     let up: Record<string, number[]> = {};

@@ -6,6 +6,7 @@ export { launchChromium } from "./chromium.js";
 export { getFreePort, getFreePortFollowedBy } from "./ports.js";
 export { type ContractName, contracts, type PrismMock, startPrism } from "./prism.js";
 export { type ManagedProcess, startProcess } from "./process.js";
+export { startPrometheus } from "./prometheus.js";
 export {
   findSystemTool,
   missingToolMessage,

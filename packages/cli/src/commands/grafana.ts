@@ -1,7 +1,7 @@
 import { basename, dirname } from "node:path";
 import { escapeForTerminal } from "@finetune-studio/internal";
 import { grafanaDashboard } from "@finetune-studio/serve-kit";
-import { OBJECTIVE_FLAG, SLO_FLAG } from "../shared/common-flags.js";
+import { JOB_FLAG, OBJECTIVE_FLAG, SLO_FLAG } from "../shared/common-flags.js";
 import { ExitCode } from "../shared/exit-codes.js";
 import { describedAs, flagHelp, parseFlags, refuseExtraWords, textFlag } from "../shared/flags.js";
 import type { CliIo } from "../shared/io.js";
@@ -17,11 +17,6 @@ const TITLE_FLAG = textFlag("title", {
   valueName: "T",
   help: "the dashboard's title (default: vLLM (studio-serve))",
   field: "title",
-});
-const JOB_FLAG = textFlag("job", {
-  valueName: "NAME",
-  help: "the scrape job of the vLLM instances, as given to prometheus --job (default vllm)",
-  field: "jobName",
 });
 const FLAGS = [
   OUT_FILE_FLAG,

@@ -6,7 +6,7 @@ import {
   prometheusConfig,
   prometheusRules,
 } from "@finetune-studio/serve-kit";
-import { LAUNCH_FLAG, OBJECTIVE_FLAG, OUT_FLAG, SLO_FLAG } from "../shared/common-flags.js";
+import { JOB_FLAG, LAUNCH_FLAG, OBJECTIVE_FLAG, OUT_FLAG, SLO_FLAG } from "../shared/common-flags.js";
 import { ExitCode } from "../shared/exit-codes.js";
 import { describedAs, flagHelp, listFlag, parseFlags, refuseExtraWords, textFlag } from "../shared/flags.js";
 import { type CliIo, UsageError } from "../shared/io.js";
@@ -49,7 +49,7 @@ const CONFIG_FLAGS = [
     help: "seconds between scrapes (default 15)",
     field: "scrapeIntervalSeconds",
   }),
-  textFlag("job", { valueName: "NAME", help: "the scrape job's name (default vllm)", field: "jobName" }),
+  JOB_FLAG,
 ];
 const THRESHOLD_FLAGS = THRESHOLDS.map(([flag, field, valueName, help]) =>
   textFlag(flag, { valueName, help, field: `thresholds.${field}` }),

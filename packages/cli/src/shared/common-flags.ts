@@ -55,6 +55,13 @@ export const GPU_MEMORY_FLAG = textFlag("gpu-memory", {
 });
 export const GPU_FLAGS = [GPU_FLAG, GPU_MEMORY_FLAG];
 
+/** `--job NAME`: the scrape job of the vLLM instances, which the Prometheus config names and the dashboard reads. */
+export const JOB_FLAG = textFlag("job", {
+  valueName: "NAME",
+  help: "the scrape job of the vLLM instances (default vllm)",
+  field: "jobName",
+});
+
 // Service-level targets, in one syntax for every command (serve-kit's parseSlo reads them): bench's goodput,
 // and the attainment rules, dashboard panels and live shares of prometheus, grafana and status.
 export const SLO_FLAG = textFlag("slo", {

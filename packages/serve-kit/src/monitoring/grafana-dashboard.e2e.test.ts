@@ -7,13 +7,14 @@ import {
   type ManagedProcess,
   requireSystemTool,
   startProcess,
+  startPrometheus,
   VllmMetricsPage,
   waitForHttp,
 } from "@finetune-studio/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
 import { haproxyConfig, haproxyServerName } from "../front-door/haproxy-config.js";
-import { queryPrometheus, startPrometheus, tempFiles } from "../test/promtool.js";
+import { queryPrometheus, tempFiles } from "../test/promtool.js";
 import { grafanaDashboard } from "./grafana-dashboard.js";
 import { DEFAULT_PROMETHEUS_RULES_FILE, prometheusConfig } from "./prometheus-config.js";
 import { prometheusRules } from "./prometheus-rules.js";

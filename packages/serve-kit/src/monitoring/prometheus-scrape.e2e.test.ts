@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
-import { getFreePort, type ManagedProcess, VllmMetricsPage } from "@finetune-studio/testing";
+import { getFreePort, type ManagedProcess, startPrometheus, VllmMetricsPage } from "@finetune-studio/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { queryPrometheus, startPrometheus, tempFiles } from "../test/promtool.js";
+import { queryPrometheus, tempFiles } from "../test/promtool.js";
 import { DEFAULT_PROMETHEUS_RULES_FILE, prometheusConfig } from "./prometheus-config.js";
 import { PROMETHEUS_ALERTS, prometheusRules } from "./prometheus-rules.js";
 

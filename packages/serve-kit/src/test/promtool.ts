@@ -2,13 +2,7 @@ import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  getFreePort,
-  type ManagedProcess,
-  requireSystemTool,
-  startProcess,
-  waitForHttp,
-} from "@finetune-studio/testing";
+import { requireSystemTool } from "@finetune-studio/testing";
 
 /** Debian's promtool (package `prometheus`); missing, the test fails with one line saying how to install it. */
 export const PROMTOOL = requireSystemTool("promtool");
@@ -36,26 +30,6 @@ export function tempFiles(files: Record<string, string>): { dir: string; remove(
   const dir = mkdtempSync(join(tmpdir(), "studio-prometheus-"));
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
-}
-
-/** Debian's prometheus server (package `prometheus`). */
-export const PROMETHEUS = requireSystemTool("prometheus");
-
-/** Debian's Prometheus on 127.0.0.1 with `dir`'s prometheus.yml (its data in `dir` too), once it is ready. */
-export async function startPrometheus(dir: string): Promise<{ process: ManagedProcess; url: string }> {
-  const webPort = await getFreePort();
-  const url = `http://127.0.0.1:${webPort}`;
-  const process = startProcess(
-    PROMETHEUS,
-    [
-      `--config.file=${join(dir, "prometheus.yml")}`,
-      `--storage.tsdb.path=${join(dir, "data")}`,
-      `--web.listen-address=127.0.0.1:${webPort}`,
-    ],
-    { cwd: dir },
-  );
-  await waitForHttp(`${url}/-/ready`, { timeoutMs: 90_000, isReady: (status) => status === 200, process });
-  return { process, url };
 }
 
 /** Asks a running Prometheus an instant query through its HTTP API; bounded in time. */
