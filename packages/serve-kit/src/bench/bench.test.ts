@@ -82,7 +82,7 @@ describe("computeBenchMetrics: vLLM's calculate_metrics (vllm/benchmarks/serve.p
     expect(metrics.peakConcurrency).toBe(3);
   });
 
-  it("gives no latency, not 0 ms, when nothing completed (issue #31); throughput is a measured 0", () => {
+  it("gives no latency, not 0 ms, when nothing completed; throughput is a measured 0", () => {
     const none = computeBenchMetrics([records[3] as BenchRequestRecord], 1);
     expect(none).toMatchObject({ ttftMs: null, tpotMs: null, itlMs: null, e2elMs: null, peakConcurrency: 0 });
     expect(none.requestThroughput).toBe(0);

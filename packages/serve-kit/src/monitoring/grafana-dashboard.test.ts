@@ -105,7 +105,7 @@ describe("grafanaDashboard", () => {
     expect([...checked].sort()).toEqual(["burn", "rate", "ratio", "time"]);
   });
 
-  it("has the panels issue #34 names, for the fleet and per instance, and the front door's", () => {
+  it("has the panels for the fleet and per instance, and the front door's", () => {
     const titles = queryPanels().map((panel) => panel.title);
     const vllm = [
       "Requests running and waiting",
