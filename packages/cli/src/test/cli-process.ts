@@ -89,7 +89,10 @@ export function fakeVllmEnv(extra: NodeJS.ProcessEnv = {}) {
 }
 
 export function startCli(args: readonly string[], env: NodeJS.ProcessEnv, cwd?: string): ManagedProcess {
-  return startProcess(process.execPath, [CLI, ...args], { env, ...(cwd === undefined ? {} : { cwd }) });
+  const proc = startProcess(process.execPath, [CLI, ...args], { env, ...(cwd === undefined ? {} : { cwd }) });
+  // A test that fails stops the CLI in its afterEach: a launch needs its --stop-timeout (5 s in the tests) to
+  // stop its instances and remove its runtime directory; a SIGKILL at testing's 3 s default would leave it.
+  return { ...proc, stop: (graceMs = 15_000) => proc.stop(graceMs) };
 }
 
 /** Whether a process id is still alive. */
