@@ -40,7 +40,7 @@ export async function startLaunch(
   options: { instances?: number; model?: string; more?: readonly string[] } = {},
 ): Promise<Launch> {
   const { instances = 2, model = MODEL, more = [] } = options;
-  const port = await getFreePortFollowedBy(instances);
+  const port = await getFreePortFollowedBy(instances + 1); // the instances, then the front door's metrics
   const proc = startProcess(
     process.execPath,
     [CLI, "launch", "full", model, "--port", String(port), "--instances", String(instances)].concat([

@@ -75,7 +75,7 @@ describe("studio-serve bench --conversations", { timeout: 180_000 }, () => {
   });
 
   it("--launch P: the hit rate the launch's instances counted between before and after the run", async () => {
-    const port = await getFreePortFollowedBy(2);
+    const port = await getFreePortFollowedBy(3); // two instances and the front door's metrics
     // Each stand-in finds 15 of each prompt's 20 tokens in its prefix cache.
     const fake = fakeVllmEnv({ ...LIGHT_VLLM, FAKE_VLLM_PROMPT_TOKENS: "20", FAKE_VLLM_PREFIX_HITS: "15" });
     const launch = startFleet(running, port, fake.env, { instances: 2 });

@@ -1,4 +1,4 @@
-import { getFreePort, type ManagedProcess, waitForOutput } from "@finetune-studio/testing";
+import { getFreePort, getFreePortFollowedBy, type ManagedProcess, waitForOutput } from "@finetune-studio/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { fakeVllmEnv, startCli } from "./test/cli-process.js";
 
@@ -17,7 +17,8 @@ describe("launch hands the engine options to vLLM", { timeout: 120_000 }, () => 
     ["one instance", []],
     ["two instances", ["--instances", "2"]],
   ])("%s", async (_name, more) => {
-    const port = await getFreePort();
+    // Two instances take the two ports after the front door's, and its metrics the next.
+    const port = more.length === 0 ? await getFreePort() : await getFreePortFollowedBy(3);
     const fake = fakeVllmEnv({ FAKE_VLLM_PRISM: "0" });
     const proc = startCli(
       ["launch", "full", "acme/m", "--port", String(port), ...ENGINE_FLAGS, ...more],

@@ -21,7 +21,7 @@ afterEach(async () => {
 });
 
 async function launchFleet(instances: number, extraEnv: NodeJS.ProcessEnv = {}, more: string[] = []) {
-  const port = await getFreePortFollowedBy(3);
+  const port = await getFreePortFollowedBy(instances + 1); // the instances, then the front door's metrics
   const fake = fakeVllmEnv({ ...LIGHT_VLLM, ...extraEnv });
   const proc = startFleet(running, port, fake.env, { instances, more });
   await waitForOutput(proc, FLEET_READY, 120_000);

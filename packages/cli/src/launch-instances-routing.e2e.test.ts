@@ -40,7 +40,7 @@ function restarting(output: string): number | undefined {
 
 describe("launch --instances --routing session", { timeout: 400_000 }, () => {
   it("keeps sessions on their instances through a rolling reload under load, failing no request", async () => {
-    const port = await getFreePortFollowedBy(3);
+    const port = await getFreePortFollowedBy(4); // three instances and the front door's metrics
     const fake = fakeVllmEnv(LIGHT_VLLM);
     const proc = startFleet(running, port, fake.env, {
       instances: 3,
@@ -116,7 +116,7 @@ describe("launch --instances --routing session", { timeout: 400_000 }, () => {
   });
 
   it("routes by x-session-id by default, and least-busy without it", async () => {
-    const port = await getFreePortFollowedBy(2);
+    const port = await getFreePortFollowedBy(3); // two instances and the front door's metrics
     const proc = startFleet(running, port, fakeVllmEnv(LIGHT_VLLM).env, { instances: 2 });
     await waitForOutput(proc, FLEET_READY, 120_000);
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });

@@ -73,6 +73,9 @@ export function fakeVllmEnv(extra: NodeJS.ProcessEnv = {}) {
     PATH: `${FAKE_VLLM_BIN}:${dirname(process.execPath)}:${process.env.PATH ?? ""}`,
     FAKE_VLLM_NODE: process.execPath,
     FAKE_VLLM_RECORD: recordPath,
+    // A launch's runtime directory goes into one of the test's own, removed after it: a launch a test kills
+    // on purpose (or one the machine's load kills) cannot leave one in the temp folder.
+    XDG_RUNTIME_DIR: tempDir("runtime-"),
     ...extra,
   });
   return {
