@@ -1,4 +1,9 @@
-import { getFreePort, getFreePortFollowedBy, type ManagedProcess, waitForOutput } from "@finetune-studio/testing";
+import {
+  getFreePort,
+  getFreePortFollowedBy,
+  type ManagedProcess,
+  waitForOutput,
+} from "@finetune-studio/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { fakeVllmEnv, startCli } from "./test/cli-process.js";
 
