@@ -26,16 +26,21 @@ function startedCount(output: string): number {
 describe("launch --instances under bad timing", { timeout: 240_000 }, () => {
   it("a second launch on the same port while the first loads refuses before starting anything", async () => {
     const port = await getFreePortFollowedBy(3);
-    const first = launchFleet(port, fakeVllmEnv({ ...LIGHT_VLLM, FAKE_VLLM_LOAD_MS: "6000" }).env);
+    const firstEnv = fakeVllmEnv({ ...LIGHT_VLLM, FAKE_VLLM_LOAD_MS: "6000" }).env;
+    const first = launchFleet(port, firstEnv);
     await waitForOutput(first, /starting 2 vLLM instances/, 60_000);
-    const secondFake = fakeVllmEnv(LIGHT_VLLM);
+    // The same user: the same runtime directory, where the second finds the first.
+    const secondFake = fakeVllmEnv({ ...LIGHT_VLLM, XDG_RUNTIME_DIR: firstEnv.XDG_RUNTIME_DIR });
     const second = launchFleet(port, secondFake.env);
     expect(await second.exited).toBe(1);
     expect(second.output()).toContain("another studio-serve launch serves this port");
     expect(secondFake.record()).toBeUndefined();
     // The first keeps its directory and its instances: it becomes ready and answers its control socket.
     await waitForOutput(first, FLEET_READY, 120_000);
-    const status = await runCapture(["status", "--launch", String(port), "--json", "--interval", "1"]);
+    const status = await runCapture(
+      ["status", "--launch", String(port), "--json", "--interval", "1"],
+      firstEnv,
+    );
     expect(status.code).toBe(0);
     expect(JSON.parse(status.stdout).instances).toHaveLength(2);
   });
