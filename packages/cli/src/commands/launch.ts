@@ -1,7 +1,14 @@
+import { DEFAULT_SESSION_HEADER } from "@finetune-studio/serve-kit";
 import { checkServeFits } from "../plan/fit-check.js";
 import { ExitCode } from "../shared/exit-codes.js";
-import { describedAs, flagHelp, switchFlag, textFlag } from "../shared/flags.js";
+import { describedAs, flagHelp, textFlag } from "../shared/flags.js";
 import { SERVE_HELP } from "../shared/help.js";
+import {
+  GPUS_FLAG,
+  INSTANCES_FLAG,
+  MAX_CONNECTIONS_FLAG,
+  RUNTIME_LORA_FLAG,
+} from "../shared/instance-flags.js";
 import type { CliIo } from "../shared/io.js";
 import { LAUNCH_TIMEOUT_FLAG, STOP_TIMEOUT_FLAG } from "../shared/launch-flags.js";
 import { ROUTING_FLAG, SESSION_HEADER_FLAG } from "../shared/routing-flags.js";
@@ -10,9 +17,9 @@ import { runFleet } from "../supervise/fleet.js";
 import { parseLayout } from "../supervise/layout.js";
 import type { CliCommand } from "./command-type.js";
 
-// launch's own flags. Their values are checked where they are used, before anything starts: the durations
-// (declared with their rules in shared/launch-flags.ts) and the log directory by instance/launch-settings.ts, the
-// instances by supervise/layout.ts, each with the shared rules.
+// launch's own flags, each declared with its rule: the durations in shared/launch-flags.ts, the instances in
+// shared/instance-flags.ts. Values that must agree with others are checked where they are used, before
+// anything starts: the log directory by instance/launch-settings.ts, the instances' layout by supervise/layout.ts.
 const WAIT_FLAGS = [LAUNCH_TIMEOUT_FLAG, STOP_TIMEOUT_FLAG];
 const LOG_FLAGS = [
   textFlag("log-dir", {
@@ -21,27 +28,15 @@ const LOG_FLAGS = [
   }),
 ];
 const INSTANCE_FLAGS = [
-  textFlag("instances", {
-    valueName: "N",
-    help: "run N vLLM instances, one per GPU (CUDA_VISIBLE_DEVICES 0..N-1), on\n127.0.0.1 ports P+1..P+N, with HAProxy (which must be on PATH) on --port P\nin front: it picks each request's instance (--routing), streams flow, and\nrequests go straight from HAProxy to vLLM (never through launch). With\n--tensor-parallel-size T, each instance gets T GPUs of its own (0,1 then\n2,3 ...): N x T GPUs in all, checked with nvidia-smi before anything starts",
-  }),
-  textFlag("gpus", {
-    valueName: "0,1,...",
-    help: "the same, on these GPUs (indexes or UUIDs), one instance each (T each, in\nthe order listed, with --tensor-parallel-size T)",
-  }),
-  textFlag("max-connections", {
-    valueName: "N",
-    help: "connections HAProxy holds at once, waiting or served (default: 4 x N x\n--max-num-seqs, at least 4096, within the open-file limit); each instance\ngets at most --max-num-seqs (default 1024) and HAProxy queues the rest",
-  }),
-  switchFlag(
-    "runtime-lora",
-    "let adapters be loaded and unloaded while vLLM runs\n(VLLM_ALLOW_RUNTIME_LORA_UPDATING=True): `studio-serve adapter` does it on\nevery instance. Anyone who can call vLLM can then load adapters from paths\non this machine: trusted networks only; refused on a non-loopback --host\nwithout --api-key-env",
-  ),
+  INSTANCES_FLAG,
+  GPUS_FLAG,
+  MAX_CONNECTIONS_FLAG,
+  RUNTIME_LORA_FLAG,
   describedAs(
     ROUTING_FLAG,
     "how HAProxy picks the instance: session (the default) sends each value of\nthe session header to one instance, by consistent hashing with bounded\nload, so a conversation's next turn finds its prefix in that vLLM's cache;\na request without the header goes to the least busy. prefix: as session,\nand a request without the header is keyed on its first user message\n(HAProxy reads every request body). least-busy: the fewest open requests",
   ),
-  describedAs(SESSION_HEADER_FLAG, "the header that names a session (default x-session-id)"),
+  describedAs(SESSION_HEADER_FLAG, `the header that names a session (default ${DEFAULT_SESSION_HEADER})`),
 ];
 const LAUNCH_FLAGS = [...SERVE_FLAGS, ...WAIT_FLAGS, ...LOG_FLAGS, ...INSTANCE_FLAGS];
 

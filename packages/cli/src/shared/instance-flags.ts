@@ -1,0 +1,46 @@
+// The flags that make a launch of many: how many instances, on which GPUs, and the front door's connection
+// limit. Declared once, with their rules; supervise/layout.ts reads them and checks how they agree.
+import { ENGINE_OPTIONS } from "@finetune-studio/serve-kit";
+import { MAX_FRONT_CONNECTIONS, vllmDefaultText } from "@finetune-studio/serve-kit/internal";
+import { countFlag, ruleFlag, switchFlag } from "./flags.js";
+import { refuse } from "./values.js";
+
+/** More instances than one machine holds GPUs for is a typo. */
+export const MAX_INSTANCES = 16;
+/** GPUs one launch spreads its instances over, tensor parallelism included. */
+const MAX_GPUS = 64;
+const GPU_ID = /^(?:\d{1,3}|GPU-[0-9a-fA-F-]{8,64}|MIG-[0-9a-fA-F/-]{8,80})$/;
+
+export const INSTANCES_FLAG = countFlag("instances", {
+  min: 1,
+  max: MAX_INSTANCES,
+  help: "run N vLLM instances, one per GPU (CUDA_VISIBLE_DEVICES 0..N-1), on\n127.0.0.1 ports P+1..P+N, with HAProxy (which must be on PATH) on --port P\nin front: it picks each request's instance (--routing), streams flow, and\nrequests go straight from HAProxy to vLLM (never through launch). With\n--tensor-parallel-size T, each instance gets T GPUs of its own (0,1 then\n2,3 ...): N x T GPUs in all, checked with nvidia-smi before anything starts",
+});
+
+/** `--gpus 0,1,...`: different GPU indexes or UUIDs (nvidia-smi -L's), in the order given. */
+export const GPUS_FLAG = ruleFlag(
+  "gpus",
+  {
+    valueName: "0,1,...",
+    help: "the same, on these GPUs (indexes or UUIDs), one instance each (T each, in\nthe order listed, with --tensor-parallel-size T)",
+  },
+  (text, flag) => {
+    const gpus = text.split(",");
+    const bad = gpus.find((gpu) => !GPU_ID.test(gpu));
+    if (bad !== undefined || gpus.length > MAX_GPUS || new Set(gpus).size !== gpus.length) {
+      refuse(flag, `must list 1 to ${MAX_GPUS} different GPU indexes or UUIDs separated by commas`, text);
+    }
+    return gpus;
+  },
+);
+
+export const MAX_CONNECTIONS_FLAG = countFlag("max-connections", {
+  min: 1,
+  max: MAX_FRONT_CONNECTIONS,
+  help: `connections HAProxy holds at once, waiting or served (default: 4 x N x\n--max-num-seqs, at least 4096, within the open-file limit); each instance\ngets at most --max-num-seqs and HAProxy queues the rest\n(${vllmDefaultText(ENGINE_OPTIONS.maxNumSeqs.vllmDefault)})`,
+});
+
+export const RUNTIME_LORA_FLAG = switchFlag(
+  "runtime-lora",
+  "let adapters be loaded and unloaded while vLLM runs\n(VLLM_ALLOW_RUNTIME_LORA_UPDATING=True): `studio-serve adapter` does it on\nevery instance. Anyone who can call vLLM can then load adapters from paths\non this machine: trusted networks only; refused on a non-loopback --host\nwithout --api-key-env",
+);
