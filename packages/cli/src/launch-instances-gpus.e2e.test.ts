@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import {
   getFreePort,
   getFreePortFollowedBy,
@@ -5,6 +7,7 @@ import {
   waitForOutput,
 } from "@finetune-studio/testing";
 import { afterEach, describe, expect, it } from "vitest";
+import { runtimeDirOf } from "./supervise/runtime-dir.js";
 import { fakeVllmEnv } from "./test/cli-process.js";
 import { FLEET_READY, LIGHT_VLLM, smiListing, startFleet } from "./test/fleet-launch.js";
 import { runCapture } from "./test/run-cli.js";
@@ -55,5 +58,24 @@ describe("launch --instances N --tensor-parallel-size T", { timeout: 180_000 }, 
     );
     expect(result.code).toBe(1);
     expect(fake.record()).toBeUndefined();
+  });
+
+  it("sends each instance at most what vLLM batches by default on the GPU: 256 on an L4, 1024 on an H100", async () => {
+    for (const [gpu, batch] of [
+      ["L4", 256],
+      ["H100", 1024],
+    ] as const) {
+      const port = await getFreePortFollowedBy(3);
+      const fake = fakeVllmEnv(LIGHT_VLLM);
+      const env = { ...fake.env, PATH: `${smiListing(2)}:${fake.env.PATH}` };
+      const proc = startFleet(running, port, env, { more: ["--gpu", gpu] });
+      await waitForOutput(proc, FLEET_READY, 120_000);
+      const config = readFileSync(join(runtimeDirOf(port, env), "haproxy.cfg"), "utf8");
+      const perInstance = [...config.matchAll(/^\s*(?:default-)?server\b.* maxconn (\d+)/gm)];
+      expect(perInstance.length, gpu).toBeGreaterThan(0);
+      expect(new Set(perInstance.map((match) => Number(match[1]))), gpu).toEqual(new Set([batch]));
+      proc.child.kill("SIGINT");
+      expect(await proc.exited).toBe(0);
+    }
   });
 });

@@ -1,5 +1,5 @@
 // @finetune-studio/serve-kit/internal: what only the studio-serve CLI needs (how it addresses the HAProxy it
-// runs, sizes its front door, reads safetensors headers, checks its listen flags). Not API: it may change in
+// runs, sizes its front door by what vLLM batches, reads safetensors headers, checks its listen flags). Not API: it may change in
 // any release. It is built on its own (tsdown.config.ts), and its errors are the public entry's class.
 
 export {
@@ -12,5 +12,6 @@ export {
 export { AFFINITY_BACKEND } from "./front-door/haproxy-routing.js";
 export { checkListenAddress } from "./listen-address.js";
 export { checkObjective } from "./monitoring/slo-rules.js";
+export { vllmDefaultOf, vllmDefaultText } from "./options/engine-options.js";
 export { safetensorsHeaderBytes, safetensorsLmHeadBytes } from "./plan/index.js";
 export { checkRoutingPolicy, checkSessionHeader } from "./routing.js";

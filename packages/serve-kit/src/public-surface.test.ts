@@ -89,6 +89,8 @@ describe("the public surface", () => {
       "haproxyServerName",
       "safetensorsHeaderBytes",
       "safetensorsLmHeadBytes",
+      "vllmDefaultOf",
+      "vllmDefaultText",
     ]);
     expect(Object.keys(internal).filter((name) => name in api)).toEqual([]);
   });

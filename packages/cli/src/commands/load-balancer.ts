@@ -1,4 +1,5 @@
-import { haproxyConfig, nginxConfig } from "@finetune-studio/serve-kit";
+import { ENGINE_OPTIONS, haproxyConfig, nginxConfig } from "@finetune-studio/serve-kit";
+import { vllmDefaultOf, vllmDefaultText } from "@finetune-studio/serve-kit/internal";
 import { ExitCode } from "../shared/exit-codes.js";
 import {
   type Flag,
@@ -47,7 +48,7 @@ const HAPROXY_FLAGS = [
   READ_TIMEOUT_FLAG,
   textFlag("max-num-seqs", {
     valueName: "N",
-    help: "requests each instance runs at once, vLLM's --max-num-seqs (default 1024):\nHAProxy queues the rest for the first free slot",
+    help: `requests each instance runs at once, vLLM's --max-num-seqs (default\n${vllmDefaultOf("maxNumSeqs")}; ${vllmDefaultText(ENGINE_OPTIONS.maxNumSeqs.vllmDefault)}):\nHAProxy queues the rest for the first free slot`,
     field: "maxNumSeqs",
   }),
   textFlag("max-connections", {

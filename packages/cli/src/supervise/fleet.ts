@@ -18,7 +18,7 @@ import type { ParsedServeArgs } from "../shared/serve-args.js";
 import { findExecutable } from "../shared/which.js";
 import { changeAdapter } from "./adapters.js";
 import { type ControlRequest, serveControl } from "./control.js";
-import { frontDoorLimit } from "./front-door-limit.js";
+import { frontDoorLimit, instanceBatch } from "./front-door-limit.js";
 import { missingGpus } from "./gpus.js";
 import { type FrontDoor, runtimeSocketOf, startHaproxy } from "./haproxy-child.js";
 import { fleetInstance, type Instance, soleInstance, startInstance, stopInstance } from "./instance.js";
@@ -52,7 +52,8 @@ export async function runFleet(parsed: ParsedServeArgs, layout: FleetLayout, io:
     );
   }
   const sole = layout.gpus.length === 0;
-  const maxConnections = sole ? 0 : frontDoorLimit(layout, parsed.options.maxNumSeqs, io, helpFor);
+  const maxNumSeqs = sole ? 0 : await instanceBatch(parsed, io, helpFor);
+  const maxConnections = sole ? 0 : frontDoorLimit(layout, maxNumSeqs, io, helpFor);
   const extraEnv = layout.runtimeLora ? { VLLM_ALLOW_RUNTIME_LORA_UPDATING: "True" } : {};
   if (layout.runtimeLora) {
     io.err(
@@ -98,7 +99,7 @@ export async function runFleet(parsed: ParsedServeArgs, layout: FleetLayout, io:
   const door: FrontDoor = {
     ...plan.built.listen,
     instancePorts: layout.gpus.map((_, i) => plan.built.listen.port + 1 + i),
-    maxNumSeqs: parsed.options.maxNumSeqs,
+    maxNumSeqs,
     maxConnections,
     metricsPort: frontDoorMetricsPort(plan.built.listen.port, layout.gpus.length),
     routing: layout.routing,

@@ -10,8 +10,8 @@ export interface FrontDoor {
   host: string;
   port: number;
   instancePorts: readonly number[];
-  /** Requests each instance runs at once (vLLM's --max-num-seqs), if the user set it. */
-  maxNumSeqs: number | undefined;
+  /** Requests each instance runs at once: --max-num-seqs, else vLLM's default for the GPU (instanceBatch). */
+  maxNumSeqs: number;
   /** The front door's own connection limit: --max-connections, or the default sized for this machine. */
   maxConnections: number;
   /** HAProxy's own Prometheus exporter, on 127.0.0.1 only. */
@@ -39,7 +39,7 @@ export function startHaproxy(haproxyPath: string, dir: string, door: FrontDoor, 
       listen: door.port,
       host: door.host,
       runtimeSocket: runtimeSocketOf(dir),
-      ...(door.maxNumSeqs === undefined ? {} : { maxNumSeqs: door.maxNumSeqs }),
+      maxNumSeqs: door.maxNumSeqs,
       maxConnections: door.maxConnections,
       metricsPort: door.metricsPort,
       routing: door.routing.policy,
