@@ -5,6 +5,10 @@ export default defineConfig({
     include: ["src/**/*.test.ts"],
     // Prism mocks of both contracts, shared by the contract tests and stopped after the run.
     globalSetup: ["./src/test/global-setup.ts"],
+    // Real servers and processes, while the other packages' tests load both cores in CI: a test that takes
+    // 2 s alone must not fail vitest's 5 s default for the machine's sake. These are limits, not timings.
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
     typecheck: { enabled: true, include: ["src/**/*.test-d.ts"], tsconfig: "./tsconfig.json" },
   },
 });
