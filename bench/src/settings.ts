@@ -14,7 +14,7 @@ export interface BenchSettings {
 export const fullRun: BenchSettings = {
   calls: {
     sequential: { warmupCalls: 500, calls: 5_000, rounds: 50 }, // 100 calls a round: noise falls on all alike
-    concurrent: { warmupCalls: 1_280, calls: 6_400, rounds: 10 }, // 100 calls per caller in all
+    concurrent: { warmupCalls: 1_280, calls: 12_800, rounds: 20 }, // 10 calls per caller a round; the median round counts
     callers: 64,
   },
   coldImportRuns: 15,

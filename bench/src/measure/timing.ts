@@ -1,3 +1,5 @@
+import { median } from "../stats.js";
+
 // Loops that time async calls. Every loop is bounded by a call count, never by "until stable", so the bench
 // always ends. The variants being compared run in rounds, in a rotating order, so that a slow spell of the
 // shared machine (another process's tests, a GC) falls on all of them alike instead of on whichever ran then.
@@ -61,21 +63,23 @@ async function runConcurrently(scenario: Scenario, callers: number, calls: numbe
   return performance.now() - started;
 }
 
-/** Throughput in calls per second with `callers` callers sharing one client, each waiting for its answer. */
+/**
+ * Throughput in calls per second with `callers` callers sharing one client, each waiting for its answer: the
+ * median of the rounds' rates, so that a slow spell of the shared machine in one round moves no figure.
+ */
 export async function concurrentThroughput(
   scenarios: readonly Scenario[],
   callers: number,
   settings: LoopSettings,
 ): Promise<Map<Scenario, number>> {
   for (const scenario of scenarios) await runConcurrently(scenario, callers, settings.warmupCalls);
-  const elapsed = new Map<Scenario, number>(scenarios.map((scenario) => [scenario, 0]));
+  const rates = new Map<Scenario, number[]>(scenarios.map((scenario) => [scenario, []]));
   const perRound = Math.ceil(settings.calls / settings.rounds);
   for (let round = 0; round < settings.rounds; round++) {
     for (const scenario of inRoundOrder(scenarios, round)) {
       const ms = await runConcurrently(scenario, callers, perRound);
-      elapsed.set(scenario, (elapsed.get(scenario) as number) + ms);
+      rates.get(scenario)?.push((perRound / ms) * 1000);
     }
   }
-  const total = perRound * settings.rounds;
-  return new Map(scenarios.map((scenario) => [scenario, (total / (elapsed.get(scenario) as number)) * 1000]));
+  return new Map(scenarios.map((scenario) => [scenario, median(rates.get(scenario) ?? [])]));
 }
