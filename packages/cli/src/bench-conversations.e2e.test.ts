@@ -1,23 +1,16 @@
-import {
-  getFreePort,
-  getFreePortFollowedBy,
-  type ManagedProcess,
-  waitForOutput,
-} from "@finetune-studio/testing";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { getFreePort, getFreePortFollowedBy, waitForOutput } from "@finetune-studio/testing";
+import { afterAll, describe, expect, it } from "vitest";
 import { cleanEnv, fakeVllmEnv, startCli } from "./test/cli-process.js";
 import { FLEET_READY, LIGHT_VLLM, startFleet } from "./test/fleet-launch.js";
 import { runCapture } from "./test/run-cli.js";
 import { type ScheduleServer, startScheduleServer } from "./test/schedule-server.js";
+import { stoppedAfterEach } from "./test/stopped-after-each.js";
 
 // `studio-serve bench --conversations`: multi-turn conversations, each turn with the whole history and the
 // answers before it, the session header when asked, and the prefix-cache hit rate the instances counted.
 
 const servers: ScheduleServer[] = [];
-const running: ManagedProcess[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((proc) => proc.stop()));
-});
+const running = stoppedAfterEach();
 afterAll(async () => {
   await Promise.all(servers.map((server) => server.close()));
 });

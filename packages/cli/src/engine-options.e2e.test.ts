@@ -1,19 +1,12 @@
-import {
-  getFreePort,
-  getFreePortFollowedBy,
-  type ManagedProcess,
-  waitForOutput,
-} from "@finetune-studio/testing";
-import { afterEach, describe, expect, it } from "vitest";
+import { getFreePort, getFreePortFollowedBy, waitForOutput } from "@finetune-studio/testing";
+import { describe, expect, it } from "vitest";
 import { fakeVllmEnv, startCli } from "./test/cli-process.js";
+import { stoppedAfterEach } from "./test/stopped-after-each.js";
 
 // Every engine option of serve-kit's table works on every path. `command` and docker are
 // checked in cli.test.ts; here `launch`, with one instance and with several, hands them to vLLM.
 
-const running: ManagedProcess[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((proc) => proc.stop()));
-});
+const running = stoppedAfterEach();
 
 const ENGINE_FLAGS = ["--max-model-len", "4096", "--dtype", "bfloat16", "--gpu-memory-utilization", "0.8"];
 

@@ -1,18 +1,16 @@
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { getFreePort, type ManagedProcess, waitForOutput } from "@finetune-studio/testing";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { adapterDir } from "./test/adapter-dir.js";
 import { fakeVllmEnv, startCli, tempDir } from "./test/cli-process.js";
+import { stoppedAfterEach } from "./test/stopped-after-each.js";
 
 // vLLM resolves a LoRA adapter's path only after it has loaded the base model's weights, so a
 // mistyped local path costs a whole load before it fails. launch checks local paths first, by vLLM's rule
 // (absolute, `~/`, `.`, or a relative path that exists here is local; anything else is a hub id).
 
-const running: ManagedProcess[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((proc) => proc.stop()));
-});
+const running = stoppedAfterEach();
 
 function launchLora(adapter: string, env: NodeJS.ProcessEnv, port: number, cwd?: string): ManagedProcess {
   const args = ["launch", "lora", "acme/base", "--adapter", adapter, "--port", String(port)];

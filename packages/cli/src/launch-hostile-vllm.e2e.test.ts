@@ -1,8 +1,8 @@
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { getFreePort, type ManagedProcess, waitForOutput } from "@finetune-studio/testing";
-import { afterEach, describe, expect, it } from "vitest";
+import { getFreePort, waitForOutput } from "@finetune-studio/testing";
+import { describe, expect, it } from "vitest";
 import {
   CLI,
   exitOf,
@@ -13,14 +13,12 @@ import {
   startCli,
   tempDir,
 } from "./test/cli-process.js";
+import { stoppedAfterEach } from "./test/stopped-after-each.js";
 
 // Launch under hostile output from vLLM, planted links in --log-dir, and
 // bad timing at vLLM's exit. Each case would fail on the launch before it.
 
-const running: ManagedProcess[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((proc) => proc.stop()));
-});
+const running = stoppedAfterEach();
 
 const launch = (extraEnv: NodeJS.ProcessEnv, more: string[] = []) =>
   launchWithStandIn(running, extraEnv, more);

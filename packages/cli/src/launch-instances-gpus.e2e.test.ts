@@ -1,26 +1,19 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import {
-  getFreePort,
-  getFreePortFollowedBy,
-  type ManagedProcess,
-  waitForOutput,
-} from "@finetune-studio/testing";
-import { afterEach, describe, expect, it } from "vitest";
+import { getFreePort, getFreePortFollowedBy, waitForOutput } from "@finetune-studio/testing";
+import { describe, expect, it } from "vitest";
 import { runtimeDirOf } from "./supervise/runtime-dir.js";
 import { fakeVllmEnv } from "./test/cli-process.js";
 import { FLEET_READY, LIGHT_VLLM, smiListing, startFleet } from "./test/fleet-launch.js";
 import { runCapture } from "./test/run-cli.js";
+import { stoppedAfterEach } from "./test/stopped-after-each.js";
 
 // `launch --instances N --tensor-parallel-size T` gives each instance T GPUs of its own. vLLM shards
 // the model over the GPUs it sees and refuses a tensor parallel size above their count (the stand-in does as
 // vLLM's multiproc executor does), so one GPU per instance told TP 2 could never start. Too few GPUs on the
 // machine is refused before anything starts.
 
-const running: ManagedProcess[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((proc) => proc.stop()));
-});
+const running = stoppedAfterEach();
 
 describe("launch --instances N --tensor-parallel-size T", { timeout: 180_000 }, () => {
   it("gives each instance T GPUs of its own, and each starts", async () => {

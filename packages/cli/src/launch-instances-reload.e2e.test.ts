@@ -1,13 +1,14 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { Agent } from "node:http";
 import { join } from "node:path";
-import { getFreePortFollowedBy, type ManagedProcess, waitForOutput } from "@finetune-studio/testing";
-import { afterEach, describe, expect, it } from "vitest";
+import { getFreePortFollowedBy, waitForOutput } from "@finetune-studio/testing";
+import { describe, expect, it } from "vitest";
 import { runtimeDirOf } from "./supervise/runtime-dir.js";
 import { chatOnce, loadThrough } from "./test/chat-load.js";
 import { fakeVllmEnv, startCli, tempDir } from "./test/cli-process.js";
 import { FLEET_READY, LIGHT_VLLM, leftOver, startFleet } from "./test/fleet-launch.js";
 import { runCapture } from "./test/run-cli.js";
+import { stoppedAfterEach } from "./test/stopped-after-each.js";
 
 // One machine with several GPUs: launch --instances N runs N stand-in vLLMs (light ones,
 // without Prism, that refuse connections while loading and cut in-flight requests on SIGTERM as vLLM does)
@@ -15,10 +16,7 @@ import { runCapture } from "./test/run-cli.js";
 // same reload without the drain (a plain SIGTERM restart, a test-only switch) must fail some (the requests
 // and streams it cuts), so the first assertion can fail.
 
-const running: ManagedProcess[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((proc) => proc.stop()));
-});
+const running = stoppedAfterEach();
 
 async function launchFleet(instances: number, extraEnv: NodeJS.ProcessEnv = {}, more: string[] = []) {
   const port = await getFreePortFollowedBy(instances + 1); // the instances, then the front door's metrics

@@ -1,9 +1,10 @@
 import { Agent } from "node:http";
-import { getFreePortFollowedBy, type ManagedProcess, waitForOutput } from "@finetune-studio/testing";
-import { afterEach, describe, expect, it } from "vitest";
+import { getFreePortFollowedBy, waitForOutput } from "@finetune-studio/testing";
+import { describe, expect, it } from "vitest";
 import { chatServed, loadThrough } from "./test/chat-load.js";
 import { fakeVllmEnv } from "./test/cli-process.js";
 import { FLEET_READY, LIGHT_VLLM, startFleet } from "./test/fleet-launch.js";
+import { stoppedAfterEach } from "./test/stopped-after-each.js";
 
 // launch --instances 3 --routing session behind Debian's real HAProxy: each session header value goes to one
 // instance (the stand-in vLLM names itself by its pid in each answer's id). A rolling reload (SIGHUP) under
@@ -11,10 +12,7 @@ import { FLEET_READY, LIGHT_VLLM, startFleet } from "./test/fleet-launch.js";
 // it restarts an instance under them. While one instance restarts, the sessions of the others stay put, and
 // after the reload every session is back on its instance.
 
-const running: ManagedProcess[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((proc) => proc.stop()));
-});
+const running = stoppedAfterEach();
 
 const HEADER = "x-conversation";
 

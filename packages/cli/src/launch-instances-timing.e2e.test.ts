@@ -2,18 +2,16 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createChatClient } from "@finetune-studio/client";
 import { getFreePortFollowedBy, type ManagedProcess, waitForOutput } from "@finetune-studio/testing";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { fakeVllmEnv, tempDir } from "./test/cli-process.js";
 import { FLEET_READY, LIGHT_VLLM, startFleet } from "./test/fleet-launch.js";
 import { runCapture } from "./test/run-cli.js";
+import { stoppedAfterEach } from "./test/stopped-after-each.js";
 
 // launch --instances under bad timing (a second launch while the first loads, Ctrl-C in the middle of a
 // reload) and the events it records, with light stand-in vLLMs behind HAProxy.
 
-const running: ManagedProcess[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((proc) => proc.stop()));
-});
+const running = stoppedAfterEach();
 
 function launchFleet(port: number, env: NodeJS.ProcessEnv, more: string[] = []): ManagedProcess {
   return startFleet(running, port, env, { more });

@@ -1,25 +1,17 @@
 import { existsSync } from "node:fs";
-import {
-  getFreePort,
-  getFreePortFollowedBy,
-  type ManagedProcess,
-  startProcess,
-  waitForOutput,
-} from "@finetune-studio/testing";
-import { afterEach, describe, expect, it } from "vitest";
+import { getFreePort, getFreePortFollowedBy, startProcess, waitForOutput } from "@finetune-studio/testing";
+import { describe, expect, it } from "vitest";
 import { runtimeDirOf } from "./supervise/runtime-dir.js";
 import { CLI, exitOf, fakeVllmEnv, isAlive, startCli } from "./test/cli-process.js";
 import { LIGHT_VLLM, leftOver } from "./test/fleet-launch.js";
 import { runCapture } from "./test/run-cli.js";
+import { stoppedAfterEach } from "./test/stopped-after-each.js";
 
 // A launch of one is a launch like any other (`status --launch`, `stop`, `reload` and `bench
 // --launch` find it), and whatever way launch ends, a closed output pipe included, it leaves no process
 // and no runtime directory behind.
 
-const running: ManagedProcess[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((proc) => proc.stop()));
-});
+const running = stoppedAfterEach();
 
 async function launchOne() {
   const port = await getFreePort();

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type ManagedProcess, waitForOutput } from "@finetune-studio/testing";
-import { afterEach, describe, expect, it } from "vitest";
+import { waitForOutput } from "@finetune-studio/testing";
+import { describe, expect, it } from "vitest";
 import {
   exitOf,
   launchWithStandIn,
@@ -9,16 +9,14 @@ import {
   processGroupMembers,
   tempDir,
 } from "./test/cli-process.js";
+import { stoppedAfterEach } from "./test/stopped-after-each.js";
 
 // A stand-in vLLM that behaves like the real one (a main process plus an engine worker in its
 // process group, sharing its output pipes; a slow or stubborn shutdown; a crash; the OOM killer). Whatever
 // ends vLLM's main process, launch stops the whole group and exits with vLLM's code: each case checks with
 // `ps` that no process of the group is left.
 
-const running: ManagedProcess[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((proc) => proc.stop()));
-});
+const running = stoppedAfterEach();
 
 const launch = (extraEnv: NodeJS.ProcessEnv, more: string[] = []) =>
   launchWithStandIn(running, extraEnv, more);

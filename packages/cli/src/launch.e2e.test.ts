@@ -2,17 +2,15 @@ import { createServer } from "node:net";
 import { createChatClient } from "@finetune-studio/client";
 import { buildServeCommand } from "@finetune-studio/serve-kit";
 import { getFreePort, type ManagedProcess, waitForOutput } from "@finetune-studio/testing";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { adapterDir } from "./test/adapter-dir.js";
 import { fakeVllmEnv, isAlive, startCli } from "./test/cli-process.js";
+import { stoppedAfterEach } from "./test/stopped-after-each.js";
 
 // `studio-serve launch` for real, against a stand-in `vllm` on PATH (src/test/fixtures/fake-vllm.mjs) that
 // records its argv and serves the chat-completions contract with Prism on the port it was given.
 
-const running: ManagedProcess[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((proc) => proc.stop()));
-});
+const running = stoppedAfterEach();
 
 function launch(args: string[], env: NodeJS.ProcessEnv): ManagedProcess {
   const proc = startCli(["launch", ...args], env);

@@ -3,26 +3,23 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   getFreePortFollowedBy,
-  type ManagedProcess,
   requireSystemTool,
   startPrometheus,
   waitForOutput,
 } from "@finetune-studio/testing";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { fakeVllmEnv, tempDir } from "./test/cli-process.js";
 import { FLEET_READY, LIGHT_VLLM, startFleet } from "./test/fleet-launch.js";
 import { runCapture } from "./test/run-cli.js";
+import { stoppedAfterEach } from "./test/stopped-after-each.js";
 
 // A running launch --instances 2 of the stand-in vLLM: its front door's own HAProxy metrics on 127.0.0.1,
 // `prometheus --launch P` scraping the instances and the front door, promtool accepting the files, and
 // Debian's Prometheus finding both jobs up.
 
 const PROMTOOL = requireSystemTool("promtool");
-const running: ManagedProcess[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((proc) => proc.stop()));
-});
+const running = stoppedAfterEach();
 
 function promtool(args: string[], cwd: string): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {

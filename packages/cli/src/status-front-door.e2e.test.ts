@@ -1,8 +1,9 @@
-import { getFreePortFollowedBy, type ManagedProcess, waitForOutput } from "@finetune-studio/testing";
-import { afterEach, describe, expect, it } from "vitest";
+import { getFreePortFollowedBy, waitForOutput } from "@finetune-studio/testing";
+import { describe, expect, it } from "vitest";
 import { fakeVllmEnv, tempDir } from "./test/cli-process.js";
 import { FLEET_READY, LIGHT_VLLM, startFleet } from "./test/fleet-launch.js";
 import { runCapture } from "./test/run-cli.js";
+import { stoppedAfterEach } from "./test/stopped-after-each.js";
 
 // `status` on the URL `launch --instances 2` prints. Each read through HAProxy may land on another
 // instance, so two /metrics reads of that URL would mix two instances' counters (token rates and "restarted"
@@ -10,10 +11,7 @@ import { runCapture } from "./test/run-cli.js";
 // behind a balancer it cannot recognise (here: the same HAProxy, with the launch's state out of sight), the
 // reads' process start times differ, and it says so instead of showing a mix.
 
-const running: ManagedProcess[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((proc) => proc.stop()));
-});
+const running = stoppedAfterEach();
 
 interface Shown {
   instances: { url: string; state: string; detail: string | null; metrics: { restarted: boolean } | null }[];
