@@ -1,17 +1,7 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { Agent, createServer, get, type Server } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import {
-  getFreePort,
-  type ManagedProcess,
-  requireSystemTool,
-  startProcess,
-  waitForHttp,
-} from "@finetune-studio/testing";
+import { Agent, get } from "node:http";
+import type { Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { haproxyConfig } from "../index.js";
+import { type FrontOfOne, startFrontOfOne } from "../test/haproxy-front.js";
 
 // Real HAProxy with haproxyConfig's configuration in front of one instance that notes which of its
 // connections carried a caller's request (health checks come on connections of their own). Callers that each
@@ -21,32 +11,19 @@ import { haproxyConfig } from "../index.js";
 const CALLERS = 8;
 
 describe("haproxyConfig reuses its connections to the instances", { timeout: 60_000 }, () => {
-  const dir = mkdtempSync(join(tmpdir(), "haproxy-reuse-"));
   const carried = new Set<Socket>();
-  let instance: Server;
-  let haproxy: ManagedProcess | undefined;
+  let front: FrontOfOne | undefined;
   let frontPort = 0;
 
   beforeAll(async () => {
-    instance = createServer((req, res) => {
+    front = await startFrontOfOne((req, res) => {
       if (req.url !== "/health") carried.add(req.socket);
       res.writeHead(200, { "content-type": "application/json" }).end('{"object":"list","data":[]}');
     });
-    await new Promise<void>((resolve) => instance.listen(0, "127.0.0.1", resolve));
-    const instancePort = (instance.address() as AddressInfo).port;
-    frontPort = await getFreePort();
-    const file = join(dir, "haproxy.cfg");
-    writeFileSync(file, haproxyConfig({ servers: [`127.0.0.1:${instancePort}`], listen: frontPort }));
-    haproxy = startProcess(requireSystemTool("haproxy"), ["-db", "-f", file]);
-    await waitForHttp(`http://127.0.0.1:${frontPort}/health`, { process: haproxy, timeoutMs: 30_000 });
+    frontPort = front.port;
   });
 
-  afterAll(async () => {
-    await haproxy?.stop();
-    instance.closeAllConnections();
-    await new Promise((resolve) => instance.close(resolve));
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => front?.stop());
 
   it("serves callers that each send one request over the connection it holds, not one each", async () => {
     carried.clear();

@@ -1,17 +1,6 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, request, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import {
-  getFreePort,
-  type ManagedProcess,
-  requireSystemTool,
-  startProcess,
-  waitForHttp,
-} from "@finetune-studio/testing";
+import { request, type ServerResponse } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { haproxyConfig } from "../index.js";
+import { type FrontOfOne, startFrontOfOne } from "../test/haproxy-front.js";
 
 // Real HAProxy with haproxyConfig's configuration in front of a server that streams server-sent events one
 // at a time: it sends the next event only once the client has read the one before. HAProxy 2.6 sends a
@@ -26,9 +15,7 @@ const EVENTS = 10;
 const MEDIAN_DELIVERY_LIMIT_MS = 150;
 
 describe("haproxyConfig streams each chunk when the instance sends it", { timeout: 60_000 }, () => {
-  const dir = mkdtempSync(join(tmpdir(), "haproxy-streaming-"));
-  let instance: Server;
-  let haproxy: ManagedProcess | undefined;
+  let front: FrontOfOne | undefined;
   let frontPort = 0;
   // The open stream's response and when each event left the instance.
   let stream: ServerResponse | undefined;
@@ -40,7 +27,7 @@ describe("haproxyConfig streams each chunk when the instance sends it", { timeou
   };
 
   beforeAll(async () => {
-    instance = createServer((req, res) => {
+    front = await startFrontOfOne((req, res) => {
       if (req.url === "/health") {
         res.end("ok");
         return;
@@ -49,21 +36,10 @@ describe("haproxyConfig streams each chunk when the instance sends it", { timeou
       stream = res;
       sendEvent(0);
     });
-    await new Promise<void>((resolve) => instance.listen(0, "127.0.0.1", resolve));
-    const instancePort = (instance.address() as AddressInfo).port;
-    frontPort = await getFreePort();
-    const file = join(dir, "haproxy.cfg");
-    writeFileSync(file, haproxyConfig({ servers: [`127.0.0.1:${instancePort}`], listen: frontPort }));
-    haproxy = startProcess(requireSystemTool("haproxy"), ["-db", "-f", file]);
-    await waitForHttp(`http://127.0.0.1:${frontPort}/health`, { process: haproxy, timeoutMs: 30_000 });
+    frontPort = front.port;
   });
 
-  afterAll(async () => {
-    await haproxy?.stop();
-    instance.closeAllConnections();
-    await new Promise((resolve) => instance.close(resolve));
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => front?.stop());
 
   it("delivers every event of a paced stream at once, not after the kernel's 200 ms hold", async () => {
     const delivery: number[] = [];
