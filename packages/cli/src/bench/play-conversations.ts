@@ -2,7 +2,7 @@ import { setMaxListeners } from "node:events";
 import type { ChatClient, ChatCompletionRequest } from "@finetune-studio/client";
 import { type BenchRequestRecord, type ConversationWorkload, turnMessages } from "@finetune-studio/serve-kit";
 import { measureRequest } from "./measure-request.js";
-import type { LoadRun } from "./run-load.js";
+import { durationOf, type LoadRun } from "./run-load.js";
 
 export interface ConversationRunOptions {
   workload: ConversationWorkload;
@@ -66,6 +66,10 @@ export async function playConversations(options: ConversationRunOptions): Promis
     }
   };
   await Promise.all(Array.from({ length: options.concurrency }, play));
-  const lastEnd = records.reduce((end, record) => Math.max(end, record.startMs + record.latencyMs), 0);
-  return { records, durationSeconds: lastEnd / 1000, late: { count: 0, worstMs: 0 }, reachedConcurrency };
+  return {
+    records,
+    durationSeconds: durationOf(records),
+    late: { count: 0, worstMs: 0 },
+    reachedConcurrency,
+  };
 }

@@ -107,7 +107,10 @@ export async function runLoad(options: LoadOptions): Promise<LoadRun> {
     }
     await Promise.all(sending);
   }
-  const lastEnd = records.reduce((end, record) => Math.max(end, record.startMs + record.latencyMs), 0);
-  const durationSeconds = lastEnd / 1000;
-  return { records, durationSeconds, late, reachedConcurrency };
+  return { records, durationSeconds: durationOf(records), late, reachedConcurrency };
+}
+
+/** Seconds from the first request sent to the last answer, as vLLM's `benchmark_duration`. */
+export function durationOf(records: readonly BenchRequestRecord[]): number {
+  return records.reduce((end, record) => Math.max(end, record.startMs + record.latencyMs), 0) / 1000;
 }

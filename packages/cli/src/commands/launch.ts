@@ -1,5 +1,6 @@
 import { DEFAULT_SESSION_HEADER } from "@finetune-studio/serve-kit";
 import { checkServeFits } from "../plan/fit-check.js";
+import { gpuAskedOnce } from "../plan/plan-input.js";
 import { ExitCode } from "../shared/exit-codes.js";
 import { describedAs, flagHelp, textFlag } from "../shared/flags.js";
 import { SERVE_HELP } from "../shared/help.js";
@@ -52,9 +53,12 @@ async function runLaunch(args: readonly string[], io: CliIo): Promise<number> {
     io.out(HELP);
     return ExitCode.Ok;
   }
+  const helpFor = `launch ${parsed.kind}`;
+  // The fit check and the front door's per-instance limit both read the GPU: nvidia-smi is asked once.
+  const planGpu = gpuAskedOnce(parsed.values, io.env, helpFor);
   // Will it fit: a warning before anything starts (a refusal with --strict) when the model's files are local.
-  if (!(await checkServeFits(parsed, io, `launch ${parsed.kind}`))) return ExitCode.Failure;
-  return await runFleet(parsed, parseLayout(parsed), io);
+  if (!(await checkServeFits(parsed, io, helpFor, planGpu))) return ExitCode.Failure;
+  return await runFleet(parsed, parseLayout(parsed), io, planGpu);
 }
 
 const HELP = `studio-serve launch: start vLLM, wait until it serves the model, check it with a one-token

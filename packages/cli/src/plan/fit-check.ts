@@ -4,18 +4,23 @@ import type { CliIo } from "../shared/io.js";
 import { errorText } from "../shared/messages.js";
 import { cliField, type ParsedServeArgs, servedModelOf } from "../shared/serve-args.js";
 import { isLocalModel, readLocalModel } from "./local-reader.js";
-import { planSettingsFrom, resolvePlanGpu } from "./plan-input.js";
+import { type GpuSource, gpuAskedOnce, planSettingsFrom } from "./plan-input.js";
 
 /**
  * Before vLLM starts: when the model is a local directory and a GPU is known (--gpu, else nvidia-smi), plans
  * the serve and warns on stderr when it will not fit, naming the flag that would make it fit. Returns false
  * when `--strict` is set and it will not fit (the caller stops); true otherwise, and when it cannot tell.
  */
-export async function checkServeFits(parsed: ParsedServeArgs, io: CliIo, helpFor: string): Promise<boolean> {
+export async function checkServeFits(
+  parsed: ParsedServeArgs,
+  io: CliIo,
+  helpFor: string,
+  planGpu: GpuSource = gpuAskedOnce(parsed.values, io.env, helpFor),
+): Promise<boolean> {
   const model = servedModelOf(parsed);
   if (!(await isLocalModel(model))) return true;
   const values = parsed.values;
-  const gpu = await resolvePlanGpu(values, io.env, helpFor);
+  const gpu = await planGpu();
   if (!gpu) return true;
   let plan: ReturnType<typeof planServe>;
   try {

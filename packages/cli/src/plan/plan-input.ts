@@ -58,6 +58,15 @@ export async function resolvePlanGpu(
   };
 }
 
+/** How a command asks for the GPU: the answer of resolvePlanGpu, got once however often it is asked. */
+export type GpuSource = () => Promise<PlanGpu | undefined>;
+
+/** resolvePlanGpu asked at most once: launch's fit check and its front door both need the GPU, and nvidia-smi is slow. */
+export function gpuAskedOnce(values: Values, env: NodeJS.ProcessEnv, helpFor: string): GpuSource {
+  let gpu: Promise<PlanGpu | undefined> | undefined;
+  return () => (gpu ??= resolvePlanGpu(values, env, helpFor));
+}
+
 /** --tensor-parallel-size shards across GPUs that must be there: checked in the flags' words. */
 export function checkGpusForSettings(gpu: PlanGpu, settings: PlanSettings, helpFor: string): void {
   const tp = settings.tensorParallelSize;

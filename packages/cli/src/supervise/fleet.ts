@@ -11,6 +11,7 @@ import { clientSnippet } from "../instance/client-snippet.js";
 import { readLaunchSettings } from "../instance/launch-settings.js";
 import { describeExit, formatDuration } from "../instance/report.js";
 import { smokeCompletion } from "../instance/smoke.js";
+import type { GpuSource } from "../plan/plan-input.js";
 import { ExitCode } from "../shared/exit-codes.js";
 import { type CliIo, UsageError } from "../shared/io.js";
 import { messageOf } from "../shared/messages.js";
@@ -40,7 +41,12 @@ const BALANCER_START_MS = 10_000;
  * SIGHUP for one instance) or `studio-serve stop` stop everything; again to force. Whatever ends the run,
  * every process group it started is stopped before launch exits.
  */
-export async function runFleet(parsed: ParsedServeArgs, layout: FleetLayout, io: CliIo): Promise<number> {
+export async function runFleet(
+  parsed: ParsedServeArgs,
+  layout: FleetLayout,
+  io: CliIo,
+  planGpu: GpuSource,
+): Promise<number> {
   const plan = readLaunchSettings(parsed, io);
   const { host } = plan.built.listen;
   const helpFor = `launch ${parsed.kind}`;
@@ -52,7 +58,7 @@ export async function runFleet(parsed: ParsedServeArgs, layout: FleetLayout, io:
     );
   }
   const sole = layout.gpus.length === 0;
-  const maxNumSeqs = sole ? 0 : await instanceBatch(parsed, io, helpFor);
+  const maxNumSeqs = sole ? 0 : await instanceBatch(parsed, planGpu);
   const maxConnections = sole ? 0 : frontDoorLimit(layout, maxNumSeqs, io, helpFor);
   const extraEnv = layout.runtimeLora ? { VLLM_ALLOW_RUNTIME_LORA_UPDATING: "True" } : {};
   if (layout.runtimeLora) {

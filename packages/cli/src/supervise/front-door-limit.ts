@@ -3,7 +3,7 @@ import {
   defaultMaxConnections,
   vllmDefaultOf,
 } from "@finetune-studio/serve-kit/internal";
-import { resolvePlanGpu } from "../plan/plan-input.js";
+import type { GpuSource } from "../plan/plan-input.js";
 import { type CliIo, UsageError } from "../shared/io.js";
 import type { ParsedServeArgs } from "../shared/serve-args.js";
 import { hardOpenFileLimit } from "./file-limit.js";
@@ -15,11 +15,10 @@ import type { FleetLayout } from "./types.js";
  * under 70 GiB. A GPU that cannot be told gets the larger default: HAProxy then never holds back a request
  * an instance would batch.
  */
-export async function instanceBatch(parsed: ParsedServeArgs, io: CliIo, helpFor: string): Promise<number> {
+export async function instanceBatch(parsed: ParsedServeArgs, planGpu: GpuSource): Promise<number> {
   const given = parsed.options.maxNumSeqs;
   if (typeof given === "number") return given;
-  const gpu = await resolvePlanGpu(parsed.values, io.env, helpFor);
-  return vllmDefaultOf("maxNumSeqs", gpu) as number;
+  return vllmDefaultOf("maxNumSeqs", await planGpu()) as number;
 }
 
 /**
