@@ -297,10 +297,11 @@ async function serveAlone(fleet: Fleet): Promise<number> {
   instance.serving = true;
   watchInstance(fleet, instance);
   const { model, baseURL } = plan.built.client;
+  // One write: whoever reads up to "ready:" (a script, a test) has the snippet with it.
   io.out(
-    `ready: ${baseURL} serves "${model}" (smoke completion answered in ${formatDuration(started * 1000)})\n`,
+    `ready: ${baseURL} serves "${model}" (smoke completion answered in ${formatDuration(started * 1000)})\n` +
+      clientSnippet(plan.built.client, plan.key?.name),
   );
-  io.out(clientSnippet(plan.built.client, plan.key?.name));
   io.err("studio-serve: press Ctrl-C to stop vLLM\n");
   await untilStopped(fleet.stop.signal);
   return fleet.exitCode ?? ExitCode.Ok;
