@@ -19,7 +19,7 @@ export const fullRun: BenchSettings = {
   },
   coldImportRuns: 15,
   trees: { sizes: [1e3, 1e4, 1e5, 1e6], minRuns: 5, targetMs: 400, maxRuns: 5_000, warmupMs: 500 },
-  deadlineMs: 15 * 60_000,
+  deadlineMs: 25 * 60_000,
 };
 
 export const quickRun: BenchSettings = {

@@ -1,7 +1,7 @@
 // Routing for the prefix cache: `studio-serve launch --instances 4 --routing X` (least-busy, session,
 // prefix) over stand-in vLLMs with a prefix cache each (routing/prefix-cache-vllm.ts), what users run, and
-// the same policy configured by hand in plain HAProxy over four more, a multi-turn conversation workload through each, interleaved in
-// rounds. It reports the prefix-cache hit rate the instances count against an oracle's (every conversation
+// the same policy configured by hand in plain HAProxy over four more, a multi-turn conversation workload
+// through each, interleaved in rounds. It reports the prefix-cache hit rate the instances count against an oracle's (every conversation
 // on an instance of its own with an unbounded cache), time to first token, and how evenly the instances
 // were loaded.
 
@@ -35,20 +35,34 @@ const SESSION_HEADER = "x-session-id";
 export interface RoutingSettings {
   rounds: number;
   sessions: number;
+  /** Conversations in flight at once. */
   users: number;
+  /** A caller's mean wait between an answer and its next turn. */
+  thinkMs: number;
   cacheBlocks: number;
 }
 
-// Sized so the caches are under pressure, as on a busy fleet: the conversations in flight need about as many
-// blocks as the four caches hold together (1,500 on average, played offline), so no policy keeps every
-// history. Played offline, a perfect affinity (each conversation always on one of the four LRU caches)
-// reaches 0.51x the unbounded oracle's hit rate here, and a random instance per turn 0.22x; with 800 blocks
-// a cache the perfect affinity reaches the oracle, and least-busy comes close to it (0.78x measured).
-export const fullRouting: RoutingSettings = { rounds: 3, sessions: 128, users: 32, cacheBlocks: 400 };
-export const quickRouting: RoutingSettings = { rounds: 1, sessions: 64, users: 32, cacheBlocks: 400 };
+// Shaped like production-stack's multi-round QA bench: each conversation opens with a context of its own
+// (its user_info) after the shared system prompt, and many people each read an answer before they ask
+// again, so turns of many conversations interleave (in a closed loop, a caller's next turn would find the
+// instance it just freed least busy and stick to it). 128 conversations in flight carry about 120,000
+// tokens of history: the four caches of 65,536 tokens (8 GiB of KV cache for an 8B model, at 128 KiB a
+// token) hold them once over, but no one cache holds them all, as least-busy would need. Answers stream at
+// 100 tokens a second, so each instance holds tens of requests, as a real one does, and HAProxy's bounded
+// load works on counts it can split finely.
+export const fullRouting: RoutingSettings = {
+  rounds: 2,
+  sessions: 192,
+  users: 128,
+  thinkMs: 500,
+  cacheBlocks: 4096,
+};
+export const quickRouting: RoutingSettings = { ...fullRouting, rounds: 1, sessions: 48, users: 32 };
 
-const WORKLOAD = { meanTurns: 6, maxTurns: 24, systemPromptWords: 50, userWords: 100 };
+const WORKLOAD = { meanTurns: 6, maxTurns: 12, systemPromptWords: 100, contextWords: 500, userWords: 20 };
 const ANSWER_TOKENS = 64;
+/** 100 tokens a second a stream, as vLLM serves an 8B model on one data-centre GPU at a moderate batch. */
+const DECODE_MS = 10;
 
 interface Door {
   policy: RoutingPolicy;
@@ -108,7 +122,7 @@ export async function measureRouting(
   const processes: ManagedProcess[] = [];
   try {
     step(`routing: ${INSTANCES} prefix-cache stand-ins for the doors by hand`);
-    const cacheEnv = { PREFIX_CACHE_BLOCKS: String(settings.cacheBlocks) };
+    const cacheEnv = { PREFIX_CACHE_BLOCKS: String(settings.cacheBlocks), DECODE_MS: String(DECODE_MS) };
     const first = await getFreePortFollowedBy(INSTANCES - 1);
     const handPorts = Array.from({ length: INSTANCES }, (_, i) => first + i);
     for (const port of handPorts) {
@@ -158,6 +172,7 @@ export async function measureRouting(
           model: MODEL,
           users: settings.users,
           answerTokens: ANSWER_TOKENS,
+          thinkMs: settings.thinkMs,
           ...(door.policy === "session" ? { sessionHeader: SESSION_HEADER } : {}),
         });
         const after = await Promise.all(instancePorts.map(scrape));
@@ -214,7 +229,7 @@ function routingSection(
   });
   return {
     title: "Front door: routing for the prefix cache",
-    method: `${INSTANCES} stand-in vLLMs (routing/prefix-cache-vllm.ts: an LRU of ${settings.cacheBlocks} prompt blocks of ${BLOCK_TOKENS} tokens each, one prefill at a time costing 5 ms plus 50 µs per uncached prompt token, then ${ANSWER_TOKENS} tokens streamed 1 ms apart) started by \`studio-serve launch full ... --instances ${INSTANCES} --routing X\` ("launch": its HAProxy, haproxyConfig's routing, and its own stand-ins as \`vllm\`) and behind the same policy configured by hand in plain HAProxy (with http-no-delay; leastconn; \`balance hdr(x-session-id)\`; \`balance hash\` on the body's second message; the last two with consistent hashing). ${settings.users} callers play ${settings.sessions} conversations (a shared ${WORKLOAD.systemPromptWords}-word system prompt, ${WORKLOAD.userWords}-word user turns, geometric lengths with mean ${WORKLOAD.meanTurns} turns and at most ${WORKLOAD.maxTurns}), each turn streamed with the whole history; \`session\` runs send each conversation's id in ${SESSION_HEADER}, the others send no header. Caches are emptied before each run; ${settings.rounds} rounds, doors alternating, medians over rounds. Hit rate: prefix-cache hits over queries (tokens) summed over the instances' /metrics; the oracle puts every conversation on an instance of its own with an unbounded cache: ${(oracle * 100).toFixed(1)}%. "Busiest" divides the busiest instance's requests by the mean. Targets (issue #33): session routing's hit rate at least 0.9× the oracle's, its TTFT p50 at most 0.6× least-busy's, the busiest instance at most 1.25× the mean, no failed request; prefix routing without a header at least 0.8× the oracle's hit rate.`,
+    method: `${INSTANCES} stand-in vLLMs (routing/prefix-cache-vllm.ts: an LRU of ${settings.cacheBlocks} prompt blocks of ${BLOCK_TOKENS} tokens each, one prefill at a time costing 5 ms plus 50 µs per uncached prompt token, then ${ANSWER_TOKENS} tokens streamed ${DECODE_MS} ms apart) started by \`studio-serve launch full ... --instances ${INSTANCES} --routing X\` ("launch": its HAProxy, haproxyConfig's routing, and its own stand-ins as \`vllm\`) and behind the same policy configured by hand in plain HAProxy (with http-no-delay; leastconn; \`balance hdr(x-session-id)\`; \`balance hash\` on the body's second message; the last two with consistent hashing). ${settings.users} callers play ${settings.sessions} conversations (a shared ${WORKLOAD.systemPromptWords}-word system prompt, then a ${WORKLOAD.contextWords}-word context of the conversation's own in its first message, ${WORKLOAD.userWords}-word user turns, geometric lengths with mean ${WORKLOAD.meanTurns} turns and at most ${WORKLOAD.maxTurns}), each turn streamed with the whole history, each caller waiting a think time after every answer (exponential, mean ${settings.thinkMs} ms, the same draws at every door); \`session\` runs send each conversation's id in ${SESSION_HEADER}, the others send no header. Caches are emptied before each run; ${settings.rounds} rounds, doors alternating, medians over rounds. Hit rate: prefix-cache hits over queries (tokens) summed over the instances' /metrics; the oracle puts every conversation on an instance of its own with an unbounded cache: ${(oracle * 100).toFixed(1)}% (a policy can pass it by a little: on a shared instance, a conversation's first turn finds the system prompt cached by others). "Busiest" divides the busiest instance's requests by the mean. Targets (issue #33): session routing's hit rate at least 0.9× the oracle's, its TTFT p50 at most 0.6× least-busy's, the busiest instance at most 1.25× the mean, no failed request; prefix routing without a header at least 0.8× the oracle's hit rate.`,
     table: markdownTable(
       [
         "policy",

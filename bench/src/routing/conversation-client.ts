@@ -1,10 +1,15 @@
 import { Agent, request } from "node:http";
-import { type ConversationWorkload, turnMessages } from "@finetune-studio/serve-kit";
+import { setTimeout as sleep } from "node:timers/promises";
+import { arrivalTimesMs, type ConversationWorkload, turnMessages } from "@finetune-studio/serve-kit";
 import type { PromptMessage } from "./prefix-blocks.js";
 
 // Plays a conversation workload through a door: `users` callers, each taking the next conversation and
-// sending its turns one after another (streamed), appending each answer to the history. It keeps each
-// turn's time to first token and the prompts it sent, for the oracle.
+// sending its turns one after another (streamed), appending each answer to the history. Like the people
+// production-stack's multi-round QA bench stands for, a caller reads each answer before it asks again: it
+// waits a think time after the answer (random, exponential with mean `thinkMs`, the same draws for the
+// same caller at every door), so turns from many conversations interleave as they do in real traffic and
+// a caller does not keep an order that would let a least-busy balancer send it to the same instance each
+// time. It keeps each turn's time to first token and the prompts it sent, for the oracle.
 
 export interface TurnRecord {
   session: string;
@@ -18,6 +23,8 @@ export interface PlayOptions {
   model: string;
   users: number;
   answerTokens: number;
+  /** A caller's mean wait between an answer and its next turn (and before its first). */
+  thinkMs: number;
   /** Send each conversation's id in this header. */
   sessionHeader?: string;
 }
@@ -78,13 +85,18 @@ export async function playConversations(
   const agent = new Agent({ keepAlive: true, maxSockets: options.users });
   const records: TurnRecord[] = [];
   let next = 0;
-  const user = async () => {
+  const turns = workload.conversations.reduce((total, conversation) => total + conversation.turns.length, 0);
+  const user = async (_: unknown, index: number) => {
+    const waits = arrivalTimesMs(turns, 1000 / options.thinkMs, 1, index + 1);
+    let waited = 0;
     for (let taken = next++; taken < workload.conversations.length; taken = next++) {
       const conversation = workload.conversations[taken];
       if (conversation === undefined) return;
       const answers: string[] = [];
       for (let turn = 0; turn < conversation.turns.length; turn += 1) {
         const messages = turnMessages(workload, conversation, turn, answers);
+        await sleep((waits[waited] ?? 0) - (waits[waited - 1] ?? 0));
+        waited += 1;
         const result = await streamTurn(agent, options, conversation.session, messages);
         records.push({ session: conversation.session, messages, ttftMs: result.ttftMs, ok: result.ok });
         answers.push(result.answer);

@@ -29,6 +29,19 @@ describe("conversationWorkload", () => {
     expect(firsts.size).toBe(options.sessions);
     expect(new Set(workload.conversations.map((c) => c.session)).size).toBe(options.sessions);
   });
+
+  it("opens each conversation with a context of its own when asked, carried by every later turn", () => {
+    const workload = conversationWorkload({ ...options, sessions: 50, meanTurns: 50, contextWords: 200 });
+    const [first, second] = workload.conversations;
+    if (first === undefined || second === undefined) throw new Error("no conversations");
+    // The session id, 200 words of context, then the question.
+    expect(first.turns[0]?.split(" ")).toHaveLength(1 + 200 + options.userWords);
+    expect(first.turns[1]?.split(" ")).toHaveLength(options.userWords);
+    expect(first.turns[0]?.slice(first.session.length)).not.toBe(
+      second.turns[0]?.slice(second.session.length),
+    );
+    expect(turnMessages(workload, first, 3, ["a", "b", "c"])[1]?.content).toBe(first.turns[0]);
+  });
 });
 
 describe("turnMessages", () => {

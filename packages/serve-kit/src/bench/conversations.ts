@@ -2,8 +2,10 @@ import { seededRandom } from "./schedule.js";
 
 // A multi-turn chat workload, shaped like production-stack's multi-round QA benchmark: many conversations
 // that share one system prompt, each a run of user turns sent one after another with every answer appended
-// to the history, so each turn's prompt starts with the whole conversation before it. Conversation lengths
-// are skewed (geometric: many short, a few long), as real chat traffic is.
+// to the history, so each turn's prompt starts with the whole conversation before it; a conversation may
+// open with a context of its own (a document, the user's data: production-stack's user_info_len), which
+// every later turn carries again. Conversation lengths are skewed (geometric: many short, a few long), as
+// real chat traffic is.
 
 export interface ConversationWorkloadOptions {
   /** How many conversations. */
@@ -16,6 +18,8 @@ export interface ConversationWorkloadOptions {
   systemPromptWords: number;
   /** Words in each user message. */
   userWords: number;
+  /** Words of context of its own (a document, the user's data) each conversation's first message opens with. Default 0. */
+  contextWords?: number;
   /** The same workload for the same seed. Default 1. */
   seed?: number;
 }
@@ -61,8 +65,9 @@ export function conversationWorkload(options: ConversationWorkloadOptions): Conv
     const drawn = p >= 1 ? 1 : 1 + Math.floor(Math.log(1 - random()) / Math.log(1 - p));
     const count = Math.max(1, Math.min(options.maxTurns, drawn));
     const session = `conversation-${options.seed ?? 1}-${index}`;
+    const context = (options.contextWords ?? 0) > 0 ? `${words(options.contextWords ?? 0)} ` : "";
     const turns = Array.from({ length: count }, (_, turn) =>
-      turn === 0 ? `${session}: ${words(options.userWords)}` : words(options.userWords),
+      turn === 0 ? `${session}: ${context}${words(options.userWords)}` : words(options.userWords),
     );
     return { session, turns };
   });

@@ -11,10 +11,12 @@ export const AFFINITY_BACKEND = "vllm_affinity";
  * HAProxy's bounded load (`hash-balance-factor`, in percent): an instance takes a key's request only while
  * it serves fewer than this share of the average load; past it the key moves to the next instance on the
  * ring. HAProxy rounds the fleet's slots up, so a few requests in flight leave some slack. Measured in the
- * repository's routing bench (launch --instances 4 --routing session, 96 skewed conversations): 150 let the
- * busiest instance take 1.35x the mean requests (hit rate 1.07x the oracle's); 125 kept it at 1.24x (1.03x).
+ * repository's routing bench (launch --instances 4 --routing session, 128 people reading each answer before
+ * the next turn, 192 skewed conversations): 150 kept 1.01x the oracle's hit rate with the busiest instance
+ * at 1.09-1.16x the mean requests; 125 spilled more keys (0.95x, busiest 1.12x); with no bound at all the
+ * busiest took 1.31-1.54x. 200 let it take 1.33x with 32 callers.
  */
-export const HASH_BALANCE_FACTOR = 125;
+export const HASH_BALANCE_FACTOR = 150;
 
 /**
  * Each server's weight on the hash ring: HAProxy places 16 points per weight unit, so weight 1 leaves the
