@@ -67,6 +67,44 @@ describe("studio-serve bench --conversations", { timeout: 180_000 }, () => {
     expect(result.stdout).toMatch(/prefix-cache hit rate: unknown: .*\/metrics could not be read/);
   });
 
+  it("--think-time waits between an answer and the next turn, and --context-tokens opens each conversation with its own", async () => {
+    const arrivals = new Map<string, { at: number; messages: Seen["messages"] }[]>();
+    const server = await startScheduleServer({
+      firstChunkMs: 1,
+      chunkEveryMs: 1,
+      chunks: 2,
+      promptTokens: 12,
+      onChat: (body, headers) => {
+        const session = String(headers["x-conv"]);
+        const turn = { at: performance.now(), messages: JSON.parse(body).messages };
+        arrivals.set(session, [...(arrivals.get(session) ?? []), turn]);
+      },
+    });
+    servers.push(server);
+    const result = await runCapture(
+      [
+        ...["bench", server.url, "--conversations", "6", "--turns", "3", "--concurrency", "3"],
+        ...["--think-time", "0.2", "--context-tokens", "30", "--session-header", "x-conv"],
+      ],
+      cleanEnv(),
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("6 conversations, 3 at once, 0.2 s think time");
+    expect(arrivals.size).toBe(6);
+    for (const turns of arrivals.values()) {
+      // The conversation's waits add up to 200 ms a turn after the first (a timer may fire a millisecond
+      // early); without them, a turn follows the last answer within milliseconds.
+      const span = (turns.at(-1)?.at ?? 0) - (turns[0]?.at ?? 0);
+      expect(span).toBeGreaterThanOrEqual((turns.length - 1) * 199);
+      // The first user message: the conversation's id, its 30 words of context, then the question.
+      const firstUser = (turn: (typeof turns)[number]) =>
+        turn.messages.find((m) => m.role === "user")?.content;
+      const first = firstUser(turns[0] ?? { at: 0, messages: [] }) ?? "";
+      expect(first.split(" ")).toHaveLength(1 + 30 + 32);
+      for (const turn of turns) expect(firstUser(turn)).toBe(first);
+    }
+  });
+
   it("--launch P: the hit rate the launch's instances counted between before and after the run", async () => {
     const port = await getFreePortFollowedBy(3); // two instances and the front door's metrics
     // Each stand-in finds 15 of each prompt's 20 tokens in its prefix cache.
@@ -106,6 +144,10 @@ describe("studio-serve bench --conversations", { timeout: 180_000 }, () => {
   it.each([
     [["--turns", "3"], /--turns: needs --conversations N/],
     [["--session-header", "x-conv"], /--session-header: needs --conversations N/],
+    [["--think-time", "2"], /--think-time: needs --conversations N/],
+    [["--context-tokens", "200"], /--context-tokens: needs --conversations N/],
+    [["--conversations", "4", "--think-time", "0"], /--think-time: must be a number above 0 \(given "0"\)/],
+    [["--conversations", "4", "--think-time", "3601"], /--think-time: must be at most 3600 \(given "3601"\)/],
     [["--conversations", "4", "--rate", "2"], /--rate: does not apply to --conversations/],
     [["--conversations", "4", "--session-header", "bad header"], /--session-header: must be a header name/],
   ])("refuses %j before any request", async (flags, message) => {

@@ -118,11 +118,35 @@ export const TURNS_FLAG = countFlag("turns", {
   fallback: 4,
   help: "with --conversations: the mean user turns per conversation (at most 4 x T)",
 });
+const MAX_THINK_SECONDS = 3600;
+export const THINK_TIME_FLAG = ruleFlag(
+  "think-time",
+  {
+    valueName: "S",
+    help: "with --conversations: wait S seconds on average (exponential) between an\nanswer and the conversation's next turn, as a person reads it; without it\nthe next turn follows at once, and a least-busy balancer tends to send it\nback to the instance it just left",
+  },
+  (text, flag) => {
+    const seconds = positiveDecimal(text, flag);
+    if (seconds > MAX_THINK_SECONDS) refuse(flag, `must be at most ${MAX_THINK_SECONDS}`, text);
+    return seconds;
+  },
+);
+export const CONTEXT_TOKENS_FLAG = countFlag("context-tokens", {
+  min: 1,
+  max: 1_000_000,
+  help: "with --conversations: open each conversation with a context of its own of\nabout N tokens (a document, the user's data), which every later turn carries",
+});
 export const BENCH_SESSION_HEADER_FLAG = describedAs(
   SESSION_HEADER_FLAG,
   "with --conversations: send each conversation's id in header NAME, as\n`launch --routing session` reads it (default: no header)",
 );
-export const CONVERSATION_FLAGS = [CONVERSATIONS_FLAG, TURNS_FLAG, BENCH_SESSION_HEADER_FLAG];
+export const CONVERSATION_FLAGS = [
+  CONVERSATIONS_FLAG,
+  TURNS_FLAG,
+  THINK_TIME_FLAG,
+  CONTEXT_TOKENS_FLAG,
+  BENCH_SESSION_HEADER_FLAG,
+];
 
 export const SLO_FLAG = describedAs(
   COMMON_SLO_FLAG,
@@ -186,6 +210,10 @@ export interface BenchRun {
 export interface Conversations {
   count: number;
   meanTurns: number;
+  /** The mean wait between an answer and the next turn; 0: none. */
+  thinkMs: number;
+  /** Words of each conversation's own context; 0: none. */
+  contextWords: number;
   /** The header each turn names its conversation in, or none. */
   sessionHeader: string | undefined;
 }
@@ -302,13 +330,13 @@ function checkRateForDuration(levels: readonly LoadLevel[], durationMs: number, 
 }
 
 /**
- * --conversations N [--turns T] [--session-header NAME]: one level of --concurrency conversations at once,
+ * --conversations N [--turns T] [--think-time S] [--context-tokens N] [--session-header NAME]: one level of --concurrency conversations at once,
  * each played to its end, so --rate, --sweep, --requests, --duration and --dataset do not apply.
  */
 function readConversations(parsed: ParsedFlags): Conversations | undefined {
   const count = parsed.get(CONVERSATIONS_FLAG);
   if (count === undefined) {
-    for (const flag of [TURNS_FLAG, BENCH_SESSION_HEADER_FLAG]) {
+    for (const flag of CONVERSATION_FLAGS.slice(1)) {
       if (parsed.raw[flag.name] !== undefined)
         throw new UsageError(`--${flag.name}: needs --conversations N`);
     }
@@ -325,6 +353,8 @@ function readConversations(parsed: ParsedFlags): Conversations | undefined {
   return {
     count,
     meanTurns: parsed.get(TURNS_FLAG),
+    thinkMs: (parsed.get(THINK_TIME_FLAG) ?? 0) * 1000,
+    contextWords: parsed.get(CONTEXT_TOKENS_FLAG) ?? 0,
     sessionHeader: header === undefined ? undefined : checkSessionHeader(header, "sessionHeader"),
   };
 }

@@ -104,7 +104,11 @@ async function runBench(args: readonly string[], io: CliIo): Promise<number> {
       const before = await readInstances(urls, apiKey);
       const conversations = plan.conversations;
       const asked = plan.levels[0] as LoadLevel;
-      const level = { ...asked, label: `${conversations.count} conversations, ${asked.load} at once` };
+      const thinking = conversations.thinkMs > 0 ? `, ${conversations.thinkMs / 1000} s think time` : "";
+      const level = {
+        ...asked,
+        label: `${conversations.count} conversations, ${asked.load} at once${thinking}`,
+      };
       const chatFor = sessionChats(url, apiKey, conversations);
       measured.push(
         await measureLevel(level, plan, io, (onRecord) =>
@@ -112,6 +116,7 @@ async function runBench(args: readonly string[], io: CliIo): Promise<number> {
             workload: workloadOf(conversations, plan),
             model,
             concurrency: level.load,
+            thinkMs: conversations.thinkMs,
             outputTokens: plan.outputTokens,
             chatFor,
             timeoutMs: plan.timeoutMs,
@@ -202,7 +207,8 @@ function countOf(level: LoadLevel, plan: BenchRun): number {
 
 /**
  * The conversations: a shared system prompt of about --input-tokens words (one common word is about one
- * token), user turns of 32 words, geometric lengths with mean --turns, at most 4 times it.
+ * token), then each conversation's own context of --context-tokens words, user turns of 32 words, geometric
+ * lengths with mean --turns, at most 4 times it.
  */
 function workloadOf(conversations: Conversations, plan: BenchRun) {
   return conversationWorkload({
@@ -210,6 +216,7 @@ function workloadOf(conversations: Conversations, plan: BenchRun) {
     meanTurns: conversations.meanTurns,
     maxTurns: conversations.meanTurns * 4,
     systemPromptWords: plan.inputTokens,
+    contextWords: conversations.contextWords,
     userWords: 32,
   });
 }
