@@ -1,9 +1,9 @@
 // Routing for the prefix cache: `studio-serve launch --instances 4 --routing X` (least-busy, session,
 // prefix) over stand-in vLLMs with a prefix cache each (routing/prefix-cache-vllm.ts), what users run, and
 // the same policy configured by hand in plain HAProxy over four more, a multi-turn conversation workload
-// through each, interleaved in rounds. It reports the prefix-cache hit rate the instances count against an oracle's (every conversation
-// on an instance of its own with an unbounded cache), time to first token, and how evenly the instances
-// were loaded.
+// through each, interleaved in rounds. It reports the prefix-cache hit rate the instances count against an
+// oracle's (every conversation on an instance of its own with an unbounded cache), time to first token,
+// and how evenly the instances were loaded.
 
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

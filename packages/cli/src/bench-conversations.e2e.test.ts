@@ -148,6 +148,10 @@ describe("studio-serve bench --conversations", { timeout: 180_000 }, () => {
     [["--context-tokens", "200"], /--context-tokens: needs --conversations N/],
     [["--conversations", "4", "--think-time", "0"], /--think-time: must be a number above 0 \(given "0"\)/],
     [["--conversations", "4", "--think-time", "3601"], /--think-time: must be at most 3600 \(given "3601"\)/],
+    [
+      ["--conversations", "1000", "--context-tokens", "20000"],
+      /--context-tokens: with --conversations 1000, must be at most 10000 \(10000000 in all, held in memory\) \(given "20000"\)/,
+    ],
     [["--conversations", "4", "--rate", "2"], /--rate: does not apply to --conversations/],
     [["--conversations", "4", "--session-header", "bad header"], /--session-header: must be a header name/],
   ])("refuses %j before any request", async (flags, message) => {

@@ -329,14 +329,18 @@ function checkRateForDuration(levels: readonly LoadLevel[], durationMs: number, 
   }
 }
 
+/** The most words of context a run makes (--conversations x --context-tokens): the workload is held in memory. */
+const MAX_CONTEXT_WORDS = 10_000_000;
+
 /**
- * --conversations N [--turns T] [--think-time S] [--context-tokens N] [--session-header NAME]: one level of --concurrency conversations at once,
- * each played to its end, so --rate, --sweep, --requests, --duration and --dataset do not apply.
+ * --conversations N [--turns T] [--think-time S] [--context-tokens N] [--session-header NAME]: one level of
+ * --concurrency conversations at once, each played to its end, so --rate, --sweep, --requests, --duration
+ * and --dataset do not apply.
  */
 function readConversations(parsed: ParsedFlags): Conversations | undefined {
   const count = parsed.get(CONVERSATIONS_FLAG);
   if (count === undefined) {
-    for (const flag of CONVERSATION_FLAGS.slice(1)) {
+    for (const flag of CONVERSATION_FLAGS.filter((flag) => flag !== CONVERSATIONS_FLAG)) {
       if (parsed.raw[flag.name] !== undefined)
         throw new UsageError(`--${flag.name}: needs --conversations N`);
     }
@@ -350,11 +354,19 @@ function readConversations(parsed: ParsedFlags): Conversations | undefined {
     }
   }
   const header = parsed.get(BENCH_SESSION_HEADER_FLAG);
+  const contextWords = parsed.get(CONTEXT_TOKENS_FLAG) ?? 0;
+  if (count * contextWords > MAX_CONTEXT_WORDS) {
+    refuse(
+      "--context-tokens",
+      `with --conversations ${count}, must be at most ${Math.floor(MAX_CONTEXT_WORDS / count)} (${MAX_CONTEXT_WORDS} in all, held in memory)`,
+      String(contextWords),
+    );
+  }
   return {
     count,
     meanTurns: parsed.get(TURNS_FLAG),
     thinkMs: (parsed.get(THINK_TIME_FLAG) ?? 0) * 1000,
-    contextWords: parsed.get(CONTEXT_TOKENS_FLAG) ?? 0,
+    contextWords,
     sessionHeader: header === undefined ? undefined : checkSessionHeader(header, "sessionHeader"),
   };
 }
