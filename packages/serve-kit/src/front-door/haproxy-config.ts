@@ -167,7 +167,7 @@ export function haproxyConfig(options: HaproxyConfigOptions): string {
     "    option http-no-delay",
     "    # Idle connections to the instances serve any caller's request, a new caller's first one too, as",
     "    # nginx's upstream keep-alive pool does (the default, safe, opens a new one for it). Measured with 256",
-    "    # paced streams: the first chunk's p99 fell from about 2x plain nginx's to 1.0-1.14x.",
+    "    # paced streams: the first chunk's p99 fell from 1.4-2x plain nginx's to 1.0-1.5x (a noisy figure).",
     "    http-reuse always",
     "    # A refused connection (an instance restarting or gone) is tried again, on another instance. Retrying",
     "    # more (empty-response) would copy every request into a buffer: twice HAProxy's cost per request.",
