@@ -24,7 +24,7 @@ describe("plan follows vLLM's start-up checks, naming the flag that fixes them (
     [
       "--tensor-parallel-size 3 on a 32-head model",
       ["--gpu", "H100", "--gpu-count", "4", "--tensor-parallel-size", "3"],
-      /32 attention heads do not divide by tensor_parallel_size 3/,
+      /32 attention heads: not divisible by 3/,
       "--tensor-parallel-size 2",
     ],
     [

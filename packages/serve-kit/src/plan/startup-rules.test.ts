@@ -27,15 +27,67 @@ const gpu = (name: string, count = 1) => {
 };
 const GIB = 1024 ** 3;
 
-describe("tensor parallelism must divide the attention heads (ModelConfig.verify_with_parallel_config)", () => {
+const QWEN = model("qwen2.5-7b-instruct");
+
+describe("tensor parallelism must split every layer evenly (verify_with_parallel_config, QKVParallelLinear, the MLP)", () => {
   it("refuses --tensor-parallel-size 3 on a 32-head model, naming a size that divides them", () => {
     const plan = planServe(LLAMA, gpu("H100", 4), { tensorParallelSize: 3 });
     expect(plan.verdict).toMatchObject({
       kind: "refused",
       flags: ["--tensor-parallel-size", "2"],
     });
-    expect(plan.verdict.summary).toMatch(/32 attention heads do not divide by tensor_parallel_size 3/);
-    expect(plan.verdict.summary).toContain("1, 2, 4, 8, 16, 32");
+    expect(plan.verdict.summary).toMatch(/32 attention heads: not divisible by 3/);
+    // 8 KV heads (replicated from 16 up) and an MLP of 14336 = 2^11 × 7: 64 splits neither the heads nor 7.
+    expect(plan.verdict.summary).toMatch(/sizes that split it: 1, 2, 4, 8, 16, 32$/);
+  });
+
+  it("Qwen2.5-7B (28 heads, 4 KV heads, MLP 18944): 7 divides the heads but not the KV heads or the MLP", () => {
+    const plan = planServe(QWEN, gpu("H100", 7), { tensorParallelSize: 7 });
+    expect(plan.verdict).toMatchObject({ kind: "refused", flags: ["--tensor-parallel-size", "4"] });
+    expect(plan.verdict.summary).toMatch(/4 KV heads: 7 is not a multiple of them/);
+    expect(plan.verdict.summary).toMatch(/18944 MLP width \(intermediate_size\): not divisible by 7/);
+    expect(plan.verdict.summary).toMatch(/sizes that split it: 1, 2, 4$/);
+  });
+
+  it("Qwen2.5-7B on 8 GPUs: 8 is refused, and the size it names starts and fits", () => {
+    const plan = planServe(QWEN, gpu("T4", 8), { tensorParallelSize: 8, maxModelLen: 8192 });
+    expect(plan.verdict).toMatchObject({ kind: "refused", flags: ["--tensor-parallel-size", "4"] });
+    const followed = planServe(QWEN, gpu("T4", 8), { tensorParallelSize: 4, maxModelLen: 8192 });
+    expect(followed.verdict.kind).toBe("fits");
+  });
+
+  it("every size the plan suggests splits the model: Qwen2.5-7B on seven T4s is offered 2 or 4, never 7", () => {
+    for (const count of [3, 5, 6, 7]) {
+      const plan = planServe(QWEN, gpu("T4", count));
+      if (plan.verdict.kind !== "needs-tensor-parallel") throw new Error(plan.verdict.summary);
+      expect([2, 4]).toContain(plan.verdict.tensorParallelSize);
+    }
+  });
+
+  it("a mixture of experts' width too (FusedMoE): a DeepSeek-V2-Lite whose experts are 1416 wide does not split 16 ways", () => {
+    const deepseek = model("deepseek-v2-lite-chat");
+    const wider = { ...deepseek, config: { ...(deepseek.config as object), moe_intermediate_size: 1416 } };
+    const plan = planServe(wider, gpu("H100", 16), { tensorParallelSize: 16, maxModelLen: 4096 });
+    expect(plan.verdict.summary).toMatch(
+      /1416 expert MLP width \(moe_intermediate_size\): not divisible by 16/,
+    );
+    // MLA keeps one latent per token: its KV heads are not split, so they set no rule.
+    expect(plan.verdict.summary).not.toMatch(/KV heads/);
+    expect(
+      planServe(deepseek, gpu("H100", 8), { tensorParallelSize: 8, maxModelLen: 4096 }).verdict.kind,
+    ).toBe("fits");
+  });
+
+  it("an AWQ checkpoint's groups: each GPU's share of a row-parallel layer holds whole groups of 128", () => {
+    const config = { ...(AWQ.config as Record<string, unknown>), intermediate_size: 14336 + 1024 };
+    // 15360 / 16 = 960 per GPU: divisible, but not whole groups of 128.
+    const plan = planServe({ ...AWQ, config }, gpu("H100", 16), {
+      tensorParallelSize: 16,
+      maxModelLen: 4096,
+    });
+    expect(plan.verdict.summary).toMatch(
+      /15360 down_proj inputs: 960 per GPU is not a whole number of groups of 128/,
+    );
   });
 
   it("takes 16 on 32 heads: the 8 KV heads replicate, one per GPU", () => {
