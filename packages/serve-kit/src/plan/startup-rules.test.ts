@@ -161,6 +161,55 @@ describe("--quantization against the checkpoint (ModelConfig._verify_quantizatio
   });
 });
 
+describe("a quantization method the GPU cannot run (each method's get_min_capability)", () => {
+  it("refuses an AWQ checkpoint on a V100 (7.0; AWQ needs 7.5), saying what runs there", () => {
+    const plan = planServe(AWQ, gpu("V100-32GB"), { maxModelLen: 4096 });
+    expect(plan.verdict.kind).toBe("refused");
+    expect(plan.verdict.summary).toMatch(
+      /awq needs a GPU of compute capability 7\.5 or more, and the V100-32GB has 7\.0 .*"The quantization method awq is not supported for the current GPU"/,
+    );
+    expect(plan.verdict.summary).toMatch(
+      /serve a 16-bit checkpoint of the model, or one quantized with a method this GPU runs \(here: gptq, bitsandbytes\)/,
+    );
+  });
+
+  it("takes the AWQ checkpoint on a T4 (7.5)", () => {
+    const plan = planServe(AWQ, gpu("T4"), { maxModelLen: 4096, dtype: "float16" });
+    expect(plan.verdict.kind).toBe("fits");
+  });
+
+  it("refuses --quantization fp8 on a T4 (7.5; fp8 needs 8.0), naming what to do instead", () => {
+    const plan = planServe(LLAMA, gpu("T4", 2), {
+      quantization: "fp8",
+      tensorParallelSize: 2,
+      maxModelLen: 4096,
+    });
+    expect(plan.verdict.kind).toBe("refused");
+    expect(plan.verdict.summary).toMatch(
+      /fp8 needs a GPU of compute capability 8\.0 or more, and the T4 has 7\.5/,
+    );
+    expect(plan.verdict.summary).toMatch(/leave --quantization out to serve the checkpoint as stored/);
+  });
+
+  it("fp8 on an A100 (8.0) starts, weight-only through Marlin: said in a note; natively on an L4 (8.9)", () => {
+    const a100 = planServe(LLAMA, gpu("A100-40GB"), { quantization: "fp8", maxModelLen: 4096 });
+    expect(a100.verdict.kind).toBe("fits");
+    expect(a100.notes.join(" ")).toMatch(
+      /A100-40GB \(compute capability 8\.0\) has no FP8 in hardware: .*weight-only/,
+    );
+    const l4 = planServe(LLAMA, gpu("L4"), { quantization: "fp8", maxModelLen: 4096 });
+    expect(l4.notes.join(" ")).not.toMatch(/FP8/);
+  });
+
+  it("an FP8 compressed-tensors checkpoint is refused on a T4 by its scheme's rule", () => {
+    const fp8 = model("llama-3.3-70b-instruct-fp8-dynamic");
+    const plan = planServe(fp8, gpu("T4", 8), { tensorParallelSize: 8, maxModelLen: 4096 });
+    expect(plan.verdict.summary).toMatch(
+      /FP8 \(compressed-tensors\) needs a GPU of compute capability 8\.0 .*"Quantization scheme is not supported for the current GPU"/,
+    );
+  });
+});
+
 describe("a dtype the GPU cannot run (CudaPlatform.check_if_supports_dtype)", () => {
   it("refuses bfloat16 on a T4 (compute capability 7.5), naming float16", () => {
     const plan = planServe(LLAMA, gpu("T4", 4), {

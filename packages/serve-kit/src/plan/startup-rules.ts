@@ -1,3 +1,4 @@
+import { quantizationOnGpu } from "./quantization-gpu.js";
 import type { CheckedPlanSettings } from "./settings.js";
 import { tensorParallelRefusal, textConfigOf as textConfig } from "./tensor-parallel.js";
 import type { Refusal } from "./verdict.js";
@@ -48,7 +49,14 @@ const OVERRIDES: Record<string, readonly string[]> = {
 export function checkStartup(facts: StartupFacts): StartupCheck {
   const refusals: Refusal[] = [];
   const notes: string[] = [];
-  for (const check of [tensorParallelSplits, maxModelLenWithinModel, quantizationMatches, dtypeRuns]) {
+  const checks = [
+    tensorParallelSplits,
+    maxModelLenWithinModel,
+    quantizationMatches,
+    quantizationRuns,
+    dtypeRuns,
+  ];
+  for (const check of checks) {
     const found = check(facts);
     if (found?.refusal) refusals.push(found.refusal);
     if (found?.note) notes.push(found.note);
@@ -117,6 +125,11 @@ function quantizationMatches({ config, settings }: StartupFacts): Found {
       flags: [],
     },
   };
+}
+
+/** The quantization method runs on this GPU (quantization-gpu.ts: each method's get_min_capability). */
+function quantizationRuns({ config, settings, gpu }: StartupFacts): Found {
+  return quantizationOnGpu(config, textConfig(config), settings.quantization, gpu);
 }
 
 export type ServedDtype = "float16" | "bfloat16" | "float32";
