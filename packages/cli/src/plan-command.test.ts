@@ -28,6 +28,22 @@ describe("studio-serve plan", () => {
     expect(stdout).toMatch(/pass: --max-model-len \d+/);
   });
 
+  it("never prints a negative KV figure: Mixtral 8x7B on one H100 has no room, by how much, and what would make room", async () => {
+    const { code, stdout } = await runCapture(
+      ["plan", fixture("mixtral-8x7b-v0.1"), "--gpu", "H100"],
+      NO_GPU_ENV,
+    );
+    expect(code).toBe(1);
+    expect(stdout).not.toMatch(/-\d+\.\d+ GiB/);
+    expect(stdout).toMatch(
+      /KV cache memory +no room +the weights and the start-up profile take ~\d+\.\d\d GiB more than gpu_memory_utilization 0\.9 of the GPU/,
+    );
+    expect(stdout).toMatch(
+      /room would come from: more GPUs \(--tensor-parallel-size\), a quantized checkpoint/,
+    );
+    expect(stdout).not.toContain("KV cache tokens");
+  });
+
   it("--json gives the whole plan", async () => {
     const { stdout } = await runCapture(
       [
