@@ -44,6 +44,24 @@ describe("studio-serve plan", () => {
     expect(stdout).not.toContain("KV cache tokens");
   });
 
+  it("takes --max-model-len with vLLM's suffixes (8k = 8000, 8K = 8192), and command passes vLLM the number", async () => {
+    const model = fixture("llama-3.1-8b-instruct");
+    const planned = await runCapture(
+      ["plan", model, "--gpu", "H100", "--max-model-len", "8K", "--json"],
+      NO_GPU_ENV,
+    );
+    expect(planned.code, planned.stderr).toBe(0);
+    expect(JSON.parse(planned.stdout).resolved.maxModelLen).toBe(8192);
+    const command = await runCapture(["command", "full", model, "--max-model-len", "8k"], NO_GPU_ENV);
+    expect(command.code, command.stderr).toBe(0);
+    expect(command.stdout).toContain("--max-model-len 8000");
+    const refused = await runCapture(["plan", model, "--gpu", "H100", "--max-model-len", "8.5K"], NO_GPU_ENV);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(
+      /--max-model-len: must be a whole number of tokens .*8k = 8000, 8K = 8192.* \(given "8\.5K"\)/,
+    );
+  });
+
   it("--json gives the whole plan", async () => {
     const { stdout } = await runCapture(
       [

@@ -178,6 +178,33 @@ describe("the verdict", () => {
   });
 });
 
+describe("--max-model-len as vLLM reads it (human_readable_int)", () => {
+  it.each([
+    ["8192", 8192],
+    ["8k", 8000],
+    ["8K", 8192],
+    ["25.6k", 25600],
+    ["0.5m", 500000],
+    ["1M", 1048576],
+    [" 4k ", 4000],
+    [4096, 4096],
+  ])("takes %j as %i tokens", (given, tokens) => {
+    const plan = planServe(model("llama-3.1-8b-instruct"), gpu("H100"), { maxModelLen: given as number });
+    expect(plan.resolved.maxModelLen).toBe(tokens);
+  });
+
+  it.each([["8.5K"], ["8kb"], ["-1"], ["auto"], ["0k"], ["0.0001k"], ["1e3"], [""], [0], [2.5]])(
+    "refuses %j with the rule",
+    (given) => {
+      expect(() =>
+        planServe(model("llama-3.1-8b-instruct"), gpu("H100"), { maxModelLen: given as number }),
+      ).toThrow(
+        /maxModelLen: must be a whole number of tokens of at least 1, such as 8192, or with vLLM's suffixes: 8k = 8000, 8K = 8192/,
+      );
+    },
+  );
+});
+
 describe("bad input is refused, naming the field, the rule and what was given", () => {
   it.each([
     [
