@@ -53,11 +53,16 @@ function httpsOrLoopback(url: URL): boolean {
   return url.protocol === "https:" || (url.protocol === "http:" && isLoopbackHost(url.hostname));
 }
 
-export async function readHubModel(repo: string, options: HubOptions): Promise<PlanModel> {
-  if (!looksLikeHubRepo(repo)) throw new HubError(`${repo}: not a hub repository name (owner/name)`);
-  const revision = options.revision ?? "main";
+/** The revision, checked to be a branch, tag or commit name (it becomes part of a URL and a cache path). */
+export function checkRevision(revision = "main"): string {
   if (!REVISION.test(revision) || revision.includes(".."))
     throw new HubError(`--revision: not a branch, tag or commit (given ${JSON.stringify(revision)})`);
+  return revision;
+}
+
+export async function readHubModel(repo: string, options: HubOptions): Promise<PlanModel> {
+  if (!looksLikeHubRepo(repo)) throw new HubError(`${repo}: not a hub repository name (owner/name)`);
+  const revision = checkRevision(options.revision);
   const endpoint = hubEndpoint(options.env);
   const base = `${endpoint.origin}${endpoint.pathname.replace(/\/$/, "")}/${repo}/resolve/${encodeURIComponent(revision).replace(/%2F/g, "/")}/`;
   const get = (file: string, range?: [number, number]) =>
