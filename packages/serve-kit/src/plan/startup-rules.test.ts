@@ -86,7 +86,7 @@ describe("tensor parallelism must split every layer evenly (verify_with_parallel
       maxModelLen: 4096,
     });
     expect(plan.verdict.summary).toMatch(
-      /15360 down_proj inputs: 960 per GPU is not a whole number of groups of 128/,
+      /15360 down_proj inputs \(intermediate_size\): 960 per GPU is not a whole number of groups of 128/,
     );
   });
 

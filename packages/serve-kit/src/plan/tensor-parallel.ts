@@ -91,7 +91,10 @@ function quantizedGroups(
   const rule = `${method} groups of ${groupSize} weights: "The input size is not aligned with the quantized weight shape"`;
   const inputs: [number | null, string][] = [
     [heads !== null && headSize !== null ? heads * headSize : null, "o_proj inputs"],
-    [count(text.intermediate_size), "down_proj inputs"],
+    ...mlpWidths(text).map(([key]): [number | null, string] => [
+      count(text[key]),
+      `down_proj inputs (${key})`,
+    ]),
   ];
   return inputs.flatMap(([n, name]) =>
     n === null || !Number.isInteger(n) ? [] : [{ what: `${n} ${name}`, count: n, groupSize, rule }],
