@@ -56,12 +56,17 @@ describe("tensor parallelism must split every layer evenly (verify_with_parallel
     expect(followed.verdict.kind).toBe("fits");
   });
 
-  it("every size the plan suggests splits the model: Qwen2.5-7B on seven T4s is offered 2 or 4, never 7", () => {
-    for (const count of [3, 5, 6, 7]) {
-      const plan = planServe(QWEN, gpu("T4", count));
-      if (plan.verdict.kind !== "needs-tensor-parallel") throw new Error(plan.verdict.summary);
-      expect([2, 4]).toContain(plan.verdict.tensorParallelSize);
-    }
+  it("every size the plan suggests splits the model: a Qwen2.5-shaped 70 GiB on seven T4s is never offered 7", () => {
+    // Split 2 or 4 ways the weights do not fit a T4; 7 ways they would, but 7 does not split the KV heads or
+    // the MLP, and 8 not the attention heads: nothing vLLM would start holds it.
+    const heavy = { config: QWEN.config, weightsBytes: 70 * GIB };
+    const plan = planServe(heavy, gpu("T4", 7));
+    expect(plan.verdict.kind).toBe("does-not-fit");
+    expect(plan.verdict.summary).toContain("even at tensor_parallel_size 4");
+    expect(plan.verdict.flags).toEqual([]);
+    // Where a size that splits it does hold it, that size is named.
+    const lighter = planServe({ config: QWEN.config, weightsBytes: 40 * GIB }, gpu("T4", 7));
+    expect(lighter.verdict).toMatchObject({ kind: "needs-tensor-parallel", tensorParallelSize: 4 });
   });
 
   it("a mixture of experts' width too (FusedMoE): a DeepSeek-V2-Lite whose experts are 1416 wide does not split 16 ways", () => {
