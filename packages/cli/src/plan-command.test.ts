@@ -28,6 +28,40 @@ describe("studio-serve plan", () => {
     expect(stdout).toMatch(/pass: --max-model-len \d+/);
   });
 
+  it("never prints a negative KV figure: Mixtral 8x7B on one H100 has no room, by how much, and what would make room", async () => {
+    const { code, stdout } = await runCapture(
+      ["plan", fixture("mixtral-8x7b-v0.1"), "--gpu", "H100"],
+      NO_GPU_ENV,
+    );
+    expect(code).toBe(1);
+    expect(stdout).not.toMatch(/-\d+\.\d+ GiB/);
+    expect(stdout).toMatch(
+      /KV cache memory +no room +the weights and the start-up profile take ~\d+\.\d\d GiB more than gpu_memory_utilization 0\.9 of the GPU/,
+    );
+    expect(stdout).toMatch(
+      /room would come from: more GPUs \(--tensor-parallel-size\), a quantized checkpoint/,
+    );
+    expect(stdout).not.toContain("KV cache tokens");
+  });
+
+  it("takes --max-model-len with vLLM's suffixes (8k = 8000, 8K = 8192), and command passes vLLM the number", async () => {
+    const model = fixture("llama-3.1-8b-instruct");
+    const planned = await runCapture(
+      ["plan", model, "--gpu", "H100", "--max-model-len", "8K", "--json"],
+      NO_GPU_ENV,
+    );
+    expect(planned.code, planned.stderr).toBe(0);
+    expect(JSON.parse(planned.stdout).resolved.maxModelLen).toBe(8192);
+    const command = await runCapture(["command", "full", model, "--max-model-len", "8k"], NO_GPU_ENV);
+    expect(command.code, command.stderr).toBe(0);
+    expect(command.stdout).toContain("--max-model-len 8000");
+    const refused = await runCapture(["plan", model, "--gpu", "H100", "--max-model-len", "8.5K"], NO_GPU_ENV);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(
+      /--max-model-len: must be a whole number of tokens .*8k = 8000, 8K = 8192.* \(given "8\.5K"\)/,
+    );
+  });
+
   it("--json gives the whole plan", async () => {
     const { stdout } = await runCapture(
       [

@@ -24,7 +24,7 @@ describe("plan follows vLLM's start-up checks, naming the flag that fixes them (
     [
       "--tensor-parallel-size 3 on a 32-head model",
       ["--gpu", "H100", "--gpu-count", "4", "--tensor-parallel-size", "3"],
-      /32 attention heads do not divide by tensor_parallel_size 3/,
+      /32 attention heads: not divisible by 3/,
       "--tensor-parallel-size 2",
     ],
     [
@@ -51,6 +51,30 @@ describe("plan follows vLLM's start-up checks, naming the flag that fixes them (
     expect(stdout).toMatch(/verdict: vLLM would refuse to start: /);
     expect(stdout).toMatch(reason);
     if (fix) expect(stdout).toContain(`pass: ${fix}`);
+  });
+
+  it("Qwen2.5-7B: 8 and 7 GPUs are refused (heads; KV heads and MLP), and the size named, 4, fits", async () => {
+    const qwen = fixture("qwen2.5-7b-instruct");
+    const eight = await runCapture(
+      ["plan", qwen, "--gpu", "H100", "--gpu-count", "8", "--tensor-parallel-size", "8"],
+      NO_GPU_ENV,
+    );
+    expect(eight.code).toBe(1);
+    expect(eight.stdout).toMatch(/28 attention heads: not divisible by 8/);
+    expect(eight.stdout).toContain("pass: --tensor-parallel-size 4");
+    const seven = await runCapture(
+      ["plan", qwen, "--gpu", "H100", "--gpu-count", "7", "--tensor-parallel-size", "7"],
+      NO_GPU_ENV,
+    );
+    expect(seven.code).toBe(1);
+    expect(seven.stdout).toMatch(
+      /4 KV heads: 7 is not a multiple of them.*18944 MLP width \(intermediate_size\): not divisible by 7/,
+    );
+    const four = await runCapture(
+      ["plan", qwen, "--gpu", "H100", "--gpu-count", "8", "--tensor-parallel-size", "4"],
+      NO_GPU_ENV,
+    );
+    expect(four.code, four.stdout).toBe(0);
   });
 
   it("command's fit check warns, and --strict refuses, with the same start-up check", async () => {

@@ -74,8 +74,9 @@ Usage:
   studio-serve plan MODEL [--gpu NAME | --gpu-memory 80GiB] [--gpu-count N] [vLLM flags] [--json]
 
 MODEL is a local directory with config.json, or a hub repository (owner/name): config.json and
-model.safetensors.index.json are read from \${HF_ENDPOINT:-https://huggingface.co}, with HF_TOKEN or the hub
-CLI's saved token for gated repositories (never printed).
+model.safetensors.index.json are read from the hub's cache (HF_HUB_CACHE, else $HF_HOME/hub), else from
+\${HF_ENDPOINT:-https://huggingface.co}, with HF_TOKEN or the hub CLI's saved token for gated repositories
+(never printed). With HF_HUB_OFFLINE=1 only the cache is read, as vLLM does.
 
 Options:
 ${flagHelp(PLAN_FLAGS)}
@@ -84,9 +85,10 @@ ${wrapList(ENGINE_FLAG_LIST)}
 
 Without --gpu or --gpu-memory it asks nvidia-smi. A MODEL that starts with ., / or ~, or whose first path
 component exists here, is a local path: read here or refused, never asked of the hub. The verdict follows
-vLLM's start-up checks too (tensor parallelism dividing the attention heads, --max-model-len within the
-model's unless VLLM_ALLOW_LONG_MAX_MODEL_LEN is set, --quantization matching the checkpoint, bfloat16 on a
-GPU of compute capability 8.0 or more) and names the flags that would make it fit.
+vLLM's start-up checks too (tensor parallelism splitting the attention heads, the KV heads and the MLP
+evenly, --max-model-len within the model's unless VLLM_ALLOW_LONG_MAX_MODEL_LEN is set, --quantization
+matching the checkpoint and running on the GPU (AWQ from compute capability 7.5, FP8 from 8.0), bfloat16 from
+8.0) and names the flags that would make it fit. --max-model-len takes vLLM's suffixes: 8k = 8000, 8K = 8192.
 
 Exit codes:
   0   it fits (or the weights fit and the plan cannot size this architecture's KV cache: verdict "unknown")

@@ -53,11 +53,16 @@ function httpsOrLoopback(url: URL): boolean {
   return url.protocol === "https:" || (url.protocol === "http:" && isLoopbackHost(url.hostname));
 }
 
-export async function readHubModel(repo: string, options: HubOptions): Promise<PlanModel> {
-  if (!looksLikeHubRepo(repo)) throw new HubError(`${repo}: not a hub repository name (owner/name)`);
-  const revision = options.revision ?? "main";
+/** The revision, checked to be a branch, tag or commit name (it becomes part of a URL and a cache path). */
+export function checkRevision(revision = "main"): string {
   if (!REVISION.test(revision) || revision.includes(".."))
     throw new HubError(`--revision: not a branch, tag or commit (given ${JSON.stringify(revision)})`);
+  return revision;
+}
+
+export async function readHubModel(repo: string, options: HubOptions): Promise<PlanModel> {
+  if (!looksLikeHubRepo(repo)) throw new HubError(`${repo}: not a hub repository name (owner/name)`);
+  const revision = checkRevision(options.revision);
   const endpoint = hubEndpoint(options.env);
   const base = `${endpoint.origin}${endpoint.pathname.replace(/\/$/, "")}/${repo}/resolve/${encodeURIComponent(revision).replace(/%2F/g, "/")}/`;
   const get = (file: string, range?: [number, number]) =>
@@ -85,6 +90,7 @@ export async function readHubModel(repo: string, options: HubOptions): Promise<P
   };
 }
 
+/** One file from the hub: redirects followed (the token to the hub's origin only), a refusal as a HubError. */
 async function hubGet(
   start: URL,
   origin: string,
@@ -107,48 +113,66 @@ async function hubGet(
       throw unreachable(error, file, timeoutMs);
     }
     if (response.status >= 300 && response.status < 400) {
-      await response.body?.cancel();
-      const location = response.headers.get("location");
-      if (!location) throw new HubError(`${file}: the hub answered ${response.status} without a Location`);
-      const next = new URL(location, url);
-      if (!httpsOrLoopback(next)) {
-        throw new HubError(`${file}: the hub redirected to a non-https address (${next.origin})`);
-      }
-      url = next;
+      url = await redirectTarget(response, url, file);
       continue;
     }
     if (response.status === 404) {
       await response.body?.cancel();
       return { status: 404, body: new Uint8Array() };
     }
-    if (response.status === 401 || response.status === 403) {
+    const refused = refusal(response.status, file, Boolean(options.token));
+    if (refused) {
       await response.body?.cancel();
-      throw new HubError(
-        options.token
-          ? `${file}: the hub refused the token (${response.status}): it has no access to this repository; if it is gated, accept its terms on the model's page`
-          : `${file}: the repository is gated or private (${response.status}): a token is needed; set HF_TOKEN or run \`huggingface-cli login\`, and accept the model's terms on its page`,
-      );
+      throw refused;
     }
-    if (response.status === 429) {
-      await response.body?.cancel();
-      throw new HubError(`${file}: the hub is limiting requests (429); wait and try again, or set HF_TOKEN`);
-    }
-    if (response.status >= 400) {
-      await response.body?.cancel();
-      throw new HubError(`${file}: the hub answered ${response.status}`);
-    }
-    // A hub that ignores the range answers the whole file: the cap stops the read there.
-    const cap = range ? Math.min(range[1] - range[0] + 1, MAX_HEADER_BYTES) : MAX_JSON_BYTES;
-    let body: Uint8Array | undefined;
-    try {
-      body = response.body === null ? new Uint8Array() : await readAtMost(response.body, cap);
-    } catch (error) {
-      throw unreachable(error, file, timeoutMs);
-    }
-    if (body === undefined) throw new HubError(`${file}: the answer is larger than ${cap} bytes`);
-    return { status: response.status, body };
+    return { status: response.status, body: await boundedBody(response, file, range, timeoutMs) };
   }
   throw new HubError(`${file}: more than ${MAX_REDIRECTS} redirects`);
+}
+
+/** Where a redirect points: https (or loopback http) only. */
+async function redirectTarget(response: Response, from: URL, file: string): Promise<URL> {
+  await response.body?.cancel();
+  const location = response.headers.get("location");
+  if (!location) throw new HubError(`${file}: the hub answered ${response.status} without a Location`);
+  const next = new URL(location, from);
+  if (!httpsOrLoopback(next)) {
+    throw new HubError(`${file}: the hub redirected to a non-https address (${next.origin})`);
+  }
+  return next;
+}
+
+/** The hub's refusals, each with what to do; undefined for an answer to read. */
+function refusal(status: number, file: string, withToken: boolean): HubError | undefined {
+  if (status === 401 || status === 403)
+    return new HubError(
+      withToken
+        ? `${file}: the hub refused the token (${status}): it has no access to this repository; if it is gated, accept its terms on the model's page`
+        : `${file}: the repository is gated or private (${status}): a token is needed; set HF_TOKEN or run \`huggingface-cli login\`, and accept the model's terms on its page`,
+    );
+  if (status === 429)
+    return new HubError(`${file}: the hub is limiting requests (429); wait and try again, or set HF_TOKEN`);
+  if (status >= 400) return new HubError(`${file}: the hub answered ${status}`);
+  return undefined;
+}
+
+/** The answer's body, read up to its cap: a ranged read's length, else MAX_JSON_BYTES. */
+async function boundedBody(
+  response: Response,
+  file: string,
+  range: [number, number] | undefined,
+  timeoutMs: number,
+): Promise<Uint8Array> {
+  // A hub that ignores the range answers the whole file: the cap stops the read there.
+  const cap = range ? Math.min(range[1] - range[0] + 1, MAX_HEADER_BYTES) : MAX_JSON_BYTES;
+  let body: Uint8Array | undefined;
+  try {
+    body = response.body === null ? new Uint8Array() : await readAtMost(response.body, cap);
+  } catch (error) {
+    throw unreachable(error, file, timeoutMs);
+  }
+  if (body === undefined) throw new HubError(`${file}: the answer is larger than ${cap} bytes`);
+  return body;
 }
 
 function unreachable(error: unknown, file: string, timeoutMs: number): HubError {

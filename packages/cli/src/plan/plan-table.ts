@@ -2,6 +2,27 @@ import type { PlanFigure, ServePlan } from "@finetune-studio/serve-kit";
 
 const gib = (bytes: number) => `${(bytes / 1024 ** 3).toFixed(2)} GiB`;
 
+type Row = (label: string, value: string, note?: string) => string;
+
+/**
+ * The KV cache's memory, never a negative figure: when the weights and the start-up profile take more than
+ * vLLM's share of the GPU, there is no room (vLLM stops before it lays out a block), and the rows say by how
+ * much and what would make room.
+ */
+function kvMemoryRows(plan: ServePlan, row: Row, estimate: string): string[] {
+  const signed = plan.availableKvMemory.signedBytes;
+  if (signed > 0) return [row("KV cache memory", estimate + gib(signed), '"Available KV cache memory"')];
+  const share = plan.resolved.gpuMemoryUtilization;
+  return [
+    row(
+      "KV cache memory",
+      "no room",
+      `the weights and the start-up profile take ${estimate}${gib(-signed)} more than gpu_memory_utilization ${share} of the GPU`,
+    ),
+    `  room would come from: more GPUs (--tensor-parallel-size), a quantized checkpoint, a smaller --max-num-batched-tokens or --max-num-seqs, or a higher --gpu-memory-utilization (${share} now)`,
+  ];
+}
+
 /** The plan as a short table: each figure, the vLLM line it predicts, and the verdict with its flags. */
 export function formatPlan(plan: ServePlan, model: string): string {
   const row = (label: string, value: string, note = "") =>
@@ -16,13 +37,9 @@ export function formatPlan(plan: ServePlan, model: string): string {
     row("weights per GPU", est(plan.weights) + gib(plan.weights.bytes), '"Model loading took X GiB"'),
     row("activation peak", est(plan.activationPeak) + gib(plan.activationPeak.bytes)),
     row("non-torch memory", est(plan.nonTorchMemory) + gib(plan.nonTorchMemory.bytes)),
-    row(
-      "KV cache memory",
-      est(plan.availableKvMemory) + gib(plan.availableKvMemory.signedBytes),
-      '"Available KV cache memory"',
-    ),
+    ...kvMemoryRows(plan, row, est(plan.availableKvMemory)),
   ];
-  if (kv) {
+  if (kv && plan.availableKvMemory.signedBytes > 0) {
     lines.push(
       row("KV bytes per token", `${kv.bytesPerToken}`),
       row("KV cache tokens", kv.tokens.toLocaleString("en-US"), '"GPU KV cache size: N tokens"'),

@@ -10,7 +10,8 @@ import {
   type ServePlan,
 } from "@finetune-studio/serve-kit";
 import { errorText } from "../shared/messages.js";
-import { HubError, looksLikeHubRepo, readHubModel } from "./hub-reader.js";
+import { hubOffline, readCachedHubModel } from "./hub-cache.js";
+import { checkRevision, HubError, looksLikeHubRepo, readHubModel } from "./hub-reader.js";
 import { hubToken } from "./hub-token.js";
 import { readLocalModel } from "./local-reader.js";
 
@@ -28,17 +29,35 @@ export async function readPlanModel(
   model: string,
   env: NodeJS.ProcessEnv,
   revision?: string,
-): Promise<PlanModel> {
-  if (await namesLocalPath(model)) return readLocalPath(model);
+): Promise<{ model: PlanModel; readFrom?: string }> {
+  if (await namesLocalPath(model)) return { model: await readLocalPath(model) };
   if (!looksLikeHubRepo(model))
     throw new ModelReadError(
       `${model}: neither a local directory nor a hub repository (owner/name); a local path may start with ./`,
     );
   try {
-    return await readHubModel(model, { env, token: await hubToken(env), ...(revision ? { revision } : {}) });
+    return await readHubRepository(model, env, checkRevision(revision));
   } catch (error) {
     throw error instanceof HubError ? new ModelReadError(error.message) : error;
   }
+}
+
+/**
+ * A hub repository: from the hub's cache first, where vLLM would load it from too (hub-cache.ts), then from
+ * the hub; with HF_HUB_OFFLINE set, as vLLM and huggingface_hub do, from the cache only.
+ */
+async function readHubRepository(
+  repo: string,
+  env: NodeJS.ProcessEnv,
+  revision: string,
+): Promise<{ model: PlanModel; readFrom?: string }> {
+  const cached = await readCachedHubModel(repo, revision, env);
+  if ("model" in cached) return { model: cached.model, readFrom: `the hub's cache (${cached.snapshot})` };
+  if (hubOffline(env))
+    throw new ModelReadError(
+      `${repo}@${revision}: not in the hub's cache, and HF_HUB_OFFLINE is set, so the hub is not asked (${cached.missing}); download it first (huggingface-cli download ${repo} config.json model.safetensors.index.json), or unset HF_HUB_OFFLINE`,
+    );
+  return { model: await readHubModel(repo, { env, token: await hubToken(env), revision }) };
 }
 
 /**
@@ -54,7 +73,9 @@ export async function planModel(
   revision?: string,
 ): Promise<ServePlan | ModelReadError> {
   try {
-    return planServe(await readPlanModel(model, env, revision), gpu, settings, env);
+    const read = await readPlanModel(model, env, revision);
+    const plan = planServe(read.model, gpu, settings, env);
+    return read.readFrom ? { ...plan, notes: [`read from ${read.readFrom}`, ...plan.notes] } : plan;
   } catch (error) {
     if (error instanceof ModelReadError) return error;
     if (error instanceof ServeConfigError && MODEL_FILE_FIELD.test(error.field))

@@ -196,6 +196,35 @@ export function vllmDefaultOf<K extends EngineOptionKey>(
   return undefined;
 }
 
+/** vLLM's human_readable_int suffixes: lowercase decimal, uppercase binary. */
+const DECIMAL_SUFFIX: Readonly<Record<string, number>> = { k: 1e3, m: 1e6, g: 1e9, t: 1e12 };
+const BINARY_SUFFIX: Readonly<Record<string, number>> = { K: 2 ** 10, M: 2 ** 20, G: 2 ** 30, T: 2 ** 40 };
+const TOKEN_COUNT_RULE =
+  "must be a whole number of tokens of at least 1, such as 8192, or with vLLM's suffixes: 8k = 8000, 8K = 8192 (k m g t decimal, K M G T binary; a decimal point with the decimal ones only, as in 25.6k)";
+
+/**
+ * --max-model-len as vLLM reads it (human_readable_int in vllm/utils/argparse_utils.py): a plain integer, or
+ * digits with one suffix, k/m/g/t for powers of 1000 (a decimal point allowed: int(float(n) × 1000)) and
+ * K/M/G/T for powers of 1024 (whole numbers only). Newer vLLM also takes -1 or `auto` (fit the memory); the
+ * plan and the builder need a number, so those are refused here with the rule.
+ */
+export function checkTokenCount(value: unknown, field: string): number {
+  if (typeof value === "number") {
+    if (!Number.isSafeInteger(value) || value < 1) refuse(field, TOKEN_COUNT_RULE, value);
+    return value;
+  }
+  const text = typeof value === "string" ? value.trim() : "";
+  const match = /^(\d+(?:\.\d+)?)([kmgtKMGT])?$/.exec(text);
+  if (!match) refuse(field, TOKEN_COUNT_RULE, value);
+  const [, digits = "", suffix] = match;
+  let tokens: number;
+  if (suffix === undefined) tokens = digits.includes(".") ? Number.NaN : Number(digits);
+  else if (suffix in DECIMAL_SUFFIX) tokens = Math.trunc(Number(digits) * (DECIMAL_SUFFIX[suffix] ?? 1));
+  else tokens = digits.includes(".") ? Number.NaN : Number(digits) * (BINARY_SUFFIX[suffix] ?? 1);
+  if (!Number.isSafeInteger(tokens) || tokens < 1) refuse(field, TOKEN_COUNT_RULE, value);
+  return tokens;
+}
+
 const flagWithValue = (flag: `--${string}`) => (value: number | string) => [flag, String(value)];
 
 /** Every engine option, in the order its flag follows the builder's own in `vllm serve`. */
@@ -227,11 +256,15 @@ export const ENGINE_OPTIONS: { readonly [K in EngineOptionKey]: EngineOption<K> 
     flag: "--max-model-len",
     loraOnly: false,
     owned: "when-set",
-    check: checkPositiveInteger,
+    // vLLM's suffixes (8k, 8K) are read here; vLLM is passed the number.
+    check: checkTokenCount,
     argv: flagWithValue("--max-model-len"),
     stackKey: "maxModelLen",
     vllmDefault: { kind: "derived", from: "the model's own, from its config.json" },
-    cli: { valueName: "N", about: "longest context in tokens, prompt and output" },
+    cli: {
+      valueName: "N",
+      about: "longest context in tokens, prompt and output: 8192, 8k = 8000, 8K = 8192",
+    },
   }),
   dtype: entry({
     key: "dtype",

@@ -8,7 +8,8 @@ import { cudaGraphMemory, cudaVisibleMemory, memoryProfile, requestedMemory } fr
 import { KNOWN_ARCHITECTURES, type ModelShape, parseModelConfig } from "./model-config.js";
 import { loadedCheckpointBytes, type PlanModel } from "./model-files.js";
 import { type CheckedPlanSettings, checkPlanSettings, type PlanSettings } from "./settings.js";
-import { attentionHeadsOf, checkStartup, type ServedDtype, servedDtype } from "./startup-rules.js";
+import { checkStartup, type ServedDtype, servedDtype } from "./startup-rules.js";
+import { tensorParallelStarts } from "./tensor-parallel.js";
 import { decideVerdict, type FitTry, type PlanVerdict } from "./verdict.js";
 import { VLLM_PLAN_COMMIT } from "./vllm-commit.js";
 import { weightMemory } from "./weights.js";
@@ -116,7 +117,7 @@ export function planServe(
           settings,
         );
   const current = attempt(tp);
-  const larger = largerTensorParallelSizes(tp, count, attentionHeadsOf(config)).map((n) => attempt(n).fit);
+  const larger = largerTensorParallelSizes(tp, count, config).map((n) => attempt(n).fit);
   const startup = checkStartup({
     config,
     derivedMaxModelLen: shape?.derivedMaxModelLen ?? null,
@@ -133,11 +134,14 @@ export function planServe(
   };
 }
 
-/** Sizes above `tp` that vLLM would take for the model (they divide its heads): every one up to the GPUs given, then the usual ones. */
-function largerTensorParallelSizes(tp: number, gpus: number, heads: number | null): number[] {
+/**
+ * Sizes above `tp` that vLLM would start the model at (every split even: tensor-parallel.ts): every one up to
+ * the GPUs given, then the usual ones. A size the plan suggests is one of these.
+ */
+function largerTensorParallelSizes(tp: number, gpus: number, config: Record<string, unknown>): number[] {
   const onGpusGiven = Array.from({ length: Math.min(gpus, 64) }, (_, i) => i + 1);
   return [...new Set([...onGpusGiven, ...TENSOR_PARALLEL_TRIES])]
-    .filter((n) => n > tp && (heads === null || heads % n === 0))
+    .filter((n) => n > tp && tensorParallelStarts(config, n))
     .sort((a, b) => a - b);
 }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ServeConfigError } from "../errors.js";
 import { GIB, gpuNamed as gpu, fixtureModel as model } from "../test/plan-fixtures.js";
+import { kvMemoryErrorMargin } from "./estimate.js";
 import { findGpuModel, GPU_MODELS } from "./gpus.js";
 import { layerKvSpecs } from "./kv-cache-spec.js";
 import { kvCacheGroups, kvCapacity } from "./kv-capacity.js";
@@ -93,16 +94,28 @@ describe("the verdict", () => {
     if (plan.verdict.kind !== "fits-with-max-model-len") return;
     const len = plan.verdict.maxModelLen;
     expect(plan.verdict.flags).toEqual(["--max-model-len", String(len)]);
-    // vLLM's own estimate fills the KV memory to the last block; the suggestion keeps max(15%, 1.5 GiB) free.
+    // vLLM's own estimate fills the KV memory to the last block; the suggestion keeps the plan's margin free.
     const vllmEstimate = plan.kvCache?.largestFittingModelLen ?? 0;
     expect(len).toBeLessThan(vllmEstimate);
     expect(plan.verdict.summary).toContain(`vLLM's own estimate is ${vllmEstimate}`);
     const again = planServe(model("llama-3.1-8b-instruct"), gpu("L4"), { maxModelLen: len });
     expect(again.verdict.kind).toBe("fits");
     const left = again.availableKvMemory.signedBytes - (again.kvCache?.bytesPerFullRequest ?? 0);
-    expect(left).toBeGreaterThanOrEqual(1.5 * GIB);
+    expect(left).toBeGreaterThanOrEqual(
+      kvMemoryErrorMargin(again.availableKvMemory.signedBytes) - 16 * 131072,
+    );
     const over = planServe(model("llama-3.1-8b-instruct"), gpu("L4"), { maxModelLen: vllmEstimate + 16 });
     expect(over.verdict.kind).not.toBe("fits");
+  });
+
+  it("the margin follows the plan's measured error: an 8B on 24 GiB is offered all but 0.5 GiB of vLLM's estimate", () => {
+    const plan = planServe(model("llama-3.1-8b-instruct"), { name: "24 GiB GPU", memoryBytes: 24 * GIB });
+    if (plan.verdict.kind !== "fits-with-max-model-len") throw new Error(plan.verdict.summary);
+    const vllmEstimate = plan.kvCache?.largestFittingModelLen ?? 0;
+    // 128 KiB a token: 0.5 GiB is 4096 tokens (a flat 1.5 GiB left 12,288 fewer: 10,400 of 22,688 offered).
+    expect(plan.verdict.maxModelLen).toBeGreaterThanOrEqual(vllmEstimate - 4096 - 16);
+    expect(plan.verdict.maxModelLen).toBeLessThanOrEqual(vllmEstimate - 4096);
+    expect(plan.verdict.summary).toContain("leaves 0.50 GiB of KV cache memory for the plan's error");
   });
 
   it("needs tensor parallelism: Mixtral 8x7B on one H100, two suffice", () => {
@@ -163,6 +176,33 @@ describe("the verdict", () => {
     expect(plan.cannotGive.join(" ")).toMatch(/MambaForCausalLM.*GPU KV cache size/);
     expect(plan.verdict.kind).toBe("unknown");
   });
+});
+
+describe("--max-model-len as vLLM reads it (human_readable_int)", () => {
+  it.each([
+    ["8192", 8192],
+    ["8k", 8000],
+    ["8K", 8192],
+    ["25.6k", 25600],
+    ["0.5m", 500000],
+    ["1M", 1048576],
+    [" 4k ", 4000],
+    [4096, 4096],
+  ])("takes %j as %i tokens", (given, tokens) => {
+    const plan = planServe(model("llama-3.1-8b-instruct"), gpu("H100"), { maxModelLen: given as number });
+    expect(plan.resolved.maxModelLen).toBe(tokens);
+  });
+
+  it.each([["8.5K"], ["8kb"], ["-1"], ["auto"], ["0k"], ["0.0001k"], ["1e3"], [""], [0], [2.5]])(
+    "refuses %j with the rule",
+    (given) => {
+      expect(() =>
+        planServe(model("llama-3.1-8b-instruct"), gpu("H100"), { maxModelLen: given as number }),
+      ).toThrow(
+        /maxModelLen: must be a whole number of tokens of at least 1, such as 8192, or with vLLM's suffixes: 8k = 8000, 8K = 8192/,
+      );
+    },
+  );
 });
 
 describe("bad input is refused, naming the field, the rule and what was given", () => {

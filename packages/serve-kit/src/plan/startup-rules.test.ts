@@ -27,15 +27,72 @@ const gpu = (name: string, count = 1) => {
 };
 const GIB = 1024 ** 3;
 
-describe("tensor parallelism must divide the attention heads (ModelConfig.verify_with_parallel_config)", () => {
+const QWEN = model("qwen2.5-7b-instruct");
+
+describe("tensor parallelism must split every layer evenly (verify_with_parallel_config, QKVParallelLinear, the MLP)", () => {
   it("refuses --tensor-parallel-size 3 on a 32-head model, naming a size that divides them", () => {
     const plan = planServe(LLAMA, gpu("H100", 4), { tensorParallelSize: 3 });
     expect(plan.verdict).toMatchObject({
       kind: "refused",
       flags: ["--tensor-parallel-size", "2"],
     });
-    expect(plan.verdict.summary).toMatch(/32 attention heads do not divide by tensor_parallel_size 3/);
-    expect(plan.verdict.summary).toContain("1, 2, 4, 8, 16, 32");
+    expect(plan.verdict.summary).toMatch(/32 attention heads: not divisible by 3/);
+    // 8 KV heads (replicated from 16 up) and an MLP of 14336 = 2^11 × 7: 64 splits neither the heads nor 7.
+    expect(plan.verdict.summary).toMatch(/sizes that split it: 1, 2, 4, 8, 16, 32$/);
+  });
+
+  it("Qwen2.5-7B (28 heads, 4 KV heads, MLP 18944): 7 divides the heads but not the KV heads or the MLP", () => {
+    const plan = planServe(QWEN, gpu("H100", 7), { tensorParallelSize: 7 });
+    expect(plan.verdict).toMatchObject({ kind: "refused", flags: ["--tensor-parallel-size", "4"] });
+    expect(plan.verdict.summary).toMatch(/4 KV heads: 7 is not a multiple of them/);
+    expect(plan.verdict.summary).toMatch(/18944 MLP width \(intermediate_size\): not divisible by 7/);
+    expect(plan.verdict.summary).toMatch(/sizes that split it: 1, 2, 4$/);
+  });
+
+  it("Qwen2.5-7B on 8 GPUs: 8 is refused, and the size it names starts and fits", () => {
+    const plan = planServe(QWEN, gpu("T4", 8), { tensorParallelSize: 8, maxModelLen: 8192 });
+    expect(plan.verdict).toMatchObject({ kind: "refused", flags: ["--tensor-parallel-size", "4"] });
+    const followed = planServe(QWEN, gpu("T4", 8), { tensorParallelSize: 4, maxModelLen: 8192 });
+    expect(followed.verdict.kind).toBe("fits");
+  });
+
+  it("every size the plan suggests splits the model: a Qwen2.5-shaped 70 GiB on seven T4s is never offered 7", () => {
+    // Split 2 or 4 ways the weights do not fit a T4; 7 ways they would, but 7 does not split the KV heads or
+    // the MLP, and 8 not the attention heads: nothing vLLM would start holds it.
+    const heavy = { config: QWEN.config, weightsBytes: 70 * GIB };
+    const plan = planServe(heavy, gpu("T4", 7));
+    expect(plan.verdict.kind).toBe("does-not-fit");
+    expect(plan.verdict.summary).toContain("even at tensor_parallel_size 4");
+    expect(plan.verdict.flags).toEqual([]);
+    // Where a size that splits it does hold it, that size is named.
+    const lighter = planServe({ config: QWEN.config, weightsBytes: 40 * GIB }, gpu("T4", 7));
+    expect(lighter.verdict).toMatchObject({ kind: "needs-tensor-parallel", tensorParallelSize: 4 });
+  });
+
+  it("a mixture of experts' width too (FusedMoE): a DeepSeek-V2-Lite whose experts are 1416 wide does not split 16 ways", () => {
+    const deepseek = model("deepseek-v2-lite-chat");
+    const wider = { ...deepseek, config: { ...(deepseek.config as object), moe_intermediate_size: 1416 } };
+    const plan = planServe(wider, gpu("H100", 16), { tensorParallelSize: 16, maxModelLen: 4096 });
+    expect(plan.verdict.summary).toMatch(
+      /1416 expert MLP width \(moe_intermediate_size\): not divisible by 16/,
+    );
+    // MLA keeps one latent per token: its KV heads are not split, so they set no rule.
+    expect(plan.verdict.summary).not.toMatch(/KV heads/);
+    expect(
+      planServe(deepseek, gpu("H100", 8), { tensorParallelSize: 8, maxModelLen: 4096 }).verdict.kind,
+    ).toBe("fits");
+  });
+
+  it("an AWQ checkpoint's groups: each GPU's share of a row-parallel layer holds whole groups of 128", () => {
+    const config = { ...(AWQ.config as Record<string, unknown>), intermediate_size: 14336 + 1024 };
+    // 15360 / 16 = 960 per GPU: divisible, but not whole groups of 128.
+    const plan = planServe({ ...AWQ, config }, gpu("H100", 16), {
+      tensorParallelSize: 16,
+      maxModelLen: 4096,
+    });
+    expect(plan.verdict.summary).toMatch(
+      /15360 down_proj inputs \(intermediate_size\): 960 per GPU is not a whole number of groups of 128/,
+    );
   });
 
   it("takes 16 on 32 heads: the 8 KV heads replicate, one per GPU", () => {
@@ -105,6 +162,55 @@ describe("--quantization against the checkpoint (ModelConfig._verify_quantizatio
         field: "quantization",
         rule: expect.stringMatching(/^must be one of awq, /),
       }),
+    );
+  });
+});
+
+describe("a quantization method the GPU cannot run (each method's get_min_capability)", () => {
+  it("refuses an AWQ checkpoint on a V100 (7.0; AWQ needs 7.5), saying what runs there", () => {
+    const plan = planServe(AWQ, gpu("V100-32GB"), { maxModelLen: 4096 });
+    expect(plan.verdict.kind).toBe("refused");
+    expect(plan.verdict.summary).toMatch(
+      /awq needs a GPU of compute capability 7\.5 or more, and the V100-32GB has 7\.0 .*"The quantization method awq is not supported for the current GPU"/,
+    );
+    expect(plan.verdict.summary).toMatch(
+      /serve a 16-bit checkpoint of the model, or one quantized with a method this GPU runs \(here: gptq, bitsandbytes\)/,
+    );
+  });
+
+  it("takes the AWQ checkpoint on a T4 (7.5)", () => {
+    const plan = planServe(AWQ, gpu("T4"), { maxModelLen: 4096, dtype: "float16" });
+    expect(plan.verdict.kind).toBe("fits");
+  });
+
+  it("refuses --quantization fp8 on a T4 (7.5; fp8 needs 8.0), naming what to do instead", () => {
+    const plan = planServe(LLAMA, gpu("T4", 2), {
+      quantization: "fp8",
+      tensorParallelSize: 2,
+      maxModelLen: 4096,
+    });
+    expect(plan.verdict.kind).toBe("refused");
+    expect(plan.verdict.summary).toMatch(
+      /fp8 needs a GPU of compute capability 8\.0 or more, and the T4 has 7\.5/,
+    );
+    expect(plan.verdict.summary).toMatch(/leave --quantization out to serve the checkpoint as stored/);
+  });
+
+  it("fp8 on an A100 (8.0) starts, weight-only through Marlin: said in a note; natively on an L4 (8.9)", () => {
+    const a100 = planServe(LLAMA, gpu("A100-40GB"), { quantization: "fp8", maxModelLen: 4096 });
+    expect(a100.verdict.kind).toBe("fits");
+    expect(a100.notes.join(" ")).toMatch(
+      /A100-40GB \(compute capability 8\.0\) has no FP8 in hardware: .*weight-only/,
+    );
+    const l4 = planServe(LLAMA, gpu("L4"), { quantization: "fp8", maxModelLen: 4096 });
+    expect(l4.notes.join(" ")).not.toMatch(/FP8/);
+  });
+
+  it("an FP8 compressed-tensors checkpoint is refused on a T4 by its scheme's rule", () => {
+    const fp8 = model("llama-3.3-70b-instruct-fp8-dynamic");
+    const plan = planServe(fp8, gpu("T4", 8), { tensorParallelSize: 8, maxModelLen: 4096 });
+    expect(plan.verdict.summary).toMatch(
+      /FP8 \(compressed-tensors\) needs a GPU of compute capability 8\.0 .*"Quantization scheme is not supported for the current GPU"/,
     );
   });
 });

@@ -1,4 +1,6 @@
+import { quantizationOnGpu } from "./quantization-gpu.js";
 import type { CheckedPlanSettings } from "./settings.js";
+import { tensorParallelRefusal, textConfigOf as textConfig } from "./tensor-parallel.js";
 import type { Refusal } from "./verdict.js";
 
 // vLLM's start-up checks that refuse settings before any memory is measured, each from the vLLM code it
@@ -47,7 +49,14 @@ const OVERRIDES: Record<string, readonly string[]> = {
 export function checkStartup(facts: StartupFacts): StartupCheck {
   const refusals: Refusal[] = [];
   const notes: string[] = [];
-  for (const check of [tensorParallelDividesHeads, maxModelLenWithinModel, quantizationMatches, dtypeRuns]) {
+  const checks = [
+    tensorParallelSplits,
+    maxModelLenWithinModel,
+    quantizationMatches,
+    quantizationRuns,
+    dtypeRuns,
+  ];
+  for (const check of checks) {
     const found = check(facts);
     if (found?.refusal) refusals.push(found.refusal);
     if (found?.note) notes.push(found.note);
@@ -60,31 +69,10 @@ type Found = { refusal?: Refusal; note?: string } | null;
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === "object" && !Array.isArray(value);
 
-/** vLLM's hf_text_config: the nested text model's config for a multimodal model, else the config itself. */
-function textConfig(config: Record<string, unknown>): Record<string, unknown> {
-  return isRecord(config.text_config) ? config.text_config : config;
-}
-
-/** The text model's num_attention_heads, as vLLM reads it for tensor parallelism; null when absent or not a count. */
-export function attentionHeadsOf(config: Record<string, unknown>): number | null {
-  const heads = textConfig(config).num_attention_heads;
-  return typeof heads === "number" && Number.isInteger(heads) && heads >= 1 ? heads : null;
-}
-
-/** ModelConfig.verify_with_parallel_config: the attention heads must divide by the tensor-parallel size. */
-function tensorParallelDividesHeads({ config, tensorParallelSize: tp }: StartupFacts): Found {
-  const heads = attentionHeadsOf(config);
-  if (heads === null || heads % tp === 0) return null;
-  const divisors = Array.from({ length: Math.min(heads, 64) }, (_, i) => i + 1).filter(
-    (n) => heads % n === 0,
-  );
-  const below = divisors.filter((n) => n < tp).at(-1) ?? 1;
-  return {
-    refusal: {
-      reason: `the model's ${heads} attention heads do not divide by tensor_parallel_size ${tp} (ModelConfig.verify_with_parallel_config); use one that divides them: ${divisors.join(", ")}`,
-      flags: ["--tensor-parallel-size", String(below)],
-    },
-  };
+/** Every split tensor parallelism makes (tensor-parallel.ts): heads, KV heads, the MLP's widths, quantized groups. */
+function tensorParallelSplits({ config, tensorParallelSize }: StartupFacts): Found {
+  const refusal = tensorParallelRefusal(config, tensorParallelSize);
+  return refusal ? { refusal } : null;
 }
 
 /** _get_and_verify_max_len: a max_model_len above the model's own is refused unless VLLM_ALLOW_LONG_MAX_MODEL_LEN is set. */
@@ -137,6 +125,11 @@ function quantizationMatches({ config, settings }: StartupFacts): Found {
       flags: [],
     },
   };
+}
+
+/** The quantization method runs on this GPU (quantization-gpu.ts: each method's get_min_capability). */
+function quantizationRuns({ config, settings, gpu }: StartupFacts): Found {
+  return quantizationOnGpu(config, textConfig(config), settings.quantization, gpu);
 }
 
 export type ServedDtype = "float16" | "bfloat16" | "float32";

@@ -58,49 +58,58 @@ const gib = (bytes: number) => `${(bytes / 1024 ** 3).toFixed(2)} GiB`;
  * An architecture whose KV cache the plan cannot lay out fits or not by its weights alone, and says so.
  */
 export function decideVerdict({ refusals, current, larger, gpus }: VerdictInput): PlanVerdict {
-  const [first] = refusals;
-  if (first) {
-    const reasons = refusals.map((refusal) => refusal.reason);
-    return {
-      kind: "refused",
-      summary: `vLLM would refuse to start: ${reasons.join("; ")}`,
-      flags: first.flags,
-      reasons,
-    };
-  }
+  if (refusals.length > 0) return refusedVerdict(refusals);
   if (fullyFits(current))
     return { kind: "fits", summary: `fits: ${current.maxModelLen} tokens per request`, flags: [] };
+  if (current.bytesPerFullRequest === null) return weightsOnlyVerdict(current, larger, gpus);
+  return sizedVerdict(current, larger, gpus);
+}
+
+function refusedVerdict(refusals: readonly Refusal[]): PlanVerdict {
+  const reasons = refusals.map((refusal) => refusal.reason);
+  return {
+    kind: "refused",
+    summary: `vLLM would refuse to start: ${reasons.join("; ")}`,
+    flags: refusals[0]?.flags ?? [],
+    reasons,
+  };
+}
+
+const needsText = (t: FitTry, gpus: number) =>
+  `needs tensor_parallel_size >= ${t.tensorParallelSize}${t.tensorParallelSize > gpus ? ` (${t.tensorParallelSize} GPUs; ${gpus} given)` : ""}`;
+
+const parallel = (t: FitTry, summary: string): PlanVerdict => ({
+  kind: "needs-tensor-parallel",
+  summary,
+  flags: ["--tensor-parallel-size", String(t.tensorParallelSize)],
+  tensorParallelSize: t.tensorParallelSize,
+});
+
+/** An architecture whose KV cache the plan cannot lay out: the weights alone decide, and it says so. */
+function weightsOnlyVerdict(current: FitTry, larger: readonly FitTry[], gpus: number): PlanVerdict {
+  if (current.availableKvBytes > 0)
+    return {
+      kind: "unknown",
+      summary:
+        "the weights fit; the KV cache could not be sized for this architecture, so whether a request fits is unknown",
+      flags: [],
+    };
+  // Larger sizes come smallest first, so the GPUs given are tried before more.
+  const weightsFit = larger.find((t) => t.availableKvBytes > 0);
+  if (weightsFit)
+    return parallel(
+      weightsFit,
+      `the weights fit only with ${needsText(weightsFit, gpus).replace("needs ", "")}; whether the KV cache then holds a request is unknown for this architecture`,
+    );
+  return doesNotFit([current, ...larger]);
+}
+
+/** A model whose KV cache the plan lays out: the full context, a shorter one, or more GPUs. */
+function sizedVerdict(current: FitTry, larger: readonly FitTry[], gpus: number): PlanVerdict {
   const onGpusGiven = larger.filter((t) => t.tensorParallelSize <= gpus);
-  const needsMoreGpus = larger.filter((t) => t.tensorParallelSize > gpus);
-  const needsText = (t: FitTry) =>
-    `needs tensor_parallel_size >= ${t.tensorParallelSize}${t.tensorParallelSize > gpus ? ` (${t.tensorParallelSize} GPUs; ${gpus} given)` : ""}`;
-  const parallel = (t: FitTry, summary: string): PlanVerdict => ({
-    kind: "needs-tensor-parallel",
-    summary,
-    flags: ["--tensor-parallel-size", String(t.tensorParallelSize)],
-    tensorParallelSize: t.tensorParallelSize,
-  });
-
-  if (current.bytesPerFullRequest === null) {
-    if (current.availableKvBytes > 0)
-      return {
-        kind: "unknown",
-        summary:
-          "the weights fit; the KV cache could not be sized for this architecture, so whether a request fits is unknown",
-        flags: [],
-      };
-    const weightsFit = [...onGpusGiven, ...needsMoreGpus].find((t) => t.availableKvBytes > 0);
-    if (weightsFit)
-      return parallel(
-        weightsFit,
-        `the weights fit only with tensor_parallel_size >= ${weightsFit.tensorParallelSize}${weightsFit.tensorParallelSize > gpus ? ` (${weightsFit.tensorParallelSize} GPUs; ${gpus} given)` : ""}; whether the KV cache then holds a request is unknown for this architecture`,
-      );
-    return doesNotFit([current, ...larger]);
-  }
-
   const fullOnGpusGiven = onGpusGiven.find(fullyFits);
-  const full = fullOnGpusGiven ?? needsMoreGpus.find(fullyFits);
-  const orFull = full ? `; or ${needsText(full)} for the full ${current.maxModelLen}` : "";
+  const full = fullOnGpusGiven ?? larger.filter((t) => t.tensorParallelSize > gpus).find(fullyFits);
+  const orFull = full ? `; or ${needsText(full, gpus)} for the full ${current.maxModelLen}` : "";
   if (shorterFits(current)) {
     const shorter = current.suggestedMaxModelLen as number;
     return {
@@ -110,7 +119,7 @@ export function decideVerdict({ refusals, current, larger, gpus }: VerdictInput)
       maxModelLen: shorter,
     };
   }
-  if (fullOnGpusGiven) return parallel(fullOnGpusGiven, needsText(fullOnGpusGiven));
+  if (fullOnGpusGiven) return parallel(fullOnGpusGiven, needsText(fullOnGpusGiven, gpus));
   const shorterOnGpusGiven = onGpusGiven.find(shorterFits);
   if (shorterOnGpusGiven) {
     const shorter = shorterOnGpusGiven.suggestedMaxModelLen as number;
@@ -123,7 +132,7 @@ export function decideVerdict({ refusals, current, larger, gpus }: VerdictInput)
       maxModelLen: shorter,
     };
   }
-  if (full) return parallel(full, needsText(full));
+  if (full) return parallel(full, needsText(full, gpus));
   return doesNotFit([current, ...larger]);
 }
 
