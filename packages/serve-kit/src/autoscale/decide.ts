@@ -67,7 +67,7 @@ export function decideScale(
 ): ScaleDecision {
   const planned = counts.serving + counts.arriving;
   const upWindow = windowOf(samples, nowMs, policy.upWindowMs);
-  if (upWindow !== undefined && upWindow.every((sample) => pressed(sample, policy))) {
+  if (upWindow?.every((sample) => pressed(sample, policy))) {
     return growth(upWindow, policy, planned);
   }
   if (counts.serving <= policy.min) return hold(`at the minimum of ${policy.min}`);
