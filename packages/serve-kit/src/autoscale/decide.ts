@@ -1,0 +1,169 @@
+/**
+ * The autoscaler's rule: from vLLM's own signals, read from each serving instance's `/metrics`, whether a
+ * fleet grows, shrinks or holds. Pure: the supervisor reads the pages, keeps the samples and acts.
+ *
+ * It grows when, for the whole up window, the waiting requests per serving instance stay past `queue` (or
+ * the mean KV-cache usage past `kv`), to the size the Kubernetes HPA's rule gives for that load
+ * (ceil(total waiting / queue)), at most doubling in one step as AIBrix does, never past `max`. It shrinks
+ * by one when, for the whole `downAfterMs`, the fleet with one instance fewer would have stayed under both
+ * thresholds: the load the leaving instance carried is spread on the others (each runs at most `batch`
+ * requests at once, vLLM's --max-num-seqs; the rest would wait). Never below `min`. While an instance
+ * starts, wakes or drains, it does not shrink: a step's effect is seen before the next one.
+ */
+
+/** One serving instance's load, as its `/metrics` page said it. */
+export interface InstanceSignals {
+  /** `vllm:num_requests_waiting`. */
+  readonly waiting: number;
+  /** `vllm:num_requests_running`. */
+  readonly running: number;
+  /** V1's `vllm:kv_cache_usage_perc` (V0's `vllm:gpu_cache_usage_perc`), 0..1; null when the page lacks it. */
+  readonly kvUsage: number | null;
+}
+
+/** The serving instances' signals read at one time. */
+export interface FleetSample {
+  readonly timeMs: number;
+  readonly serving: readonly InstanceSignals[];
+}
+
+export interface ScalePolicy {
+  readonly min: number;
+  readonly max: number;
+  /** Waiting requests per serving instance past which the fleet grows. */
+  readonly queue: number;
+  /** Mean KV-cache usage (0..1) past which the fleet grows; undefined: KV usage only bounds shrinking. */
+  readonly kv?: number | undefined;
+  /** How long a signal stays past its threshold before an instance is added. */
+  readonly upWindowMs: number;
+  /** How long the fleet must have fitted with one instance fewer before one is drained. */
+  readonly downAfterMs: number;
+  /** Requests one instance runs at once (vLLM's --max-num-seqs). */
+  readonly batch: number;
+}
+
+/** Instances in each moving state besides serving; asleep ones are neither capacity nor load. */
+export interface FleetCounts {
+  readonly serving: number;
+  /** Starting or waking: capacity already on its way. */
+  readonly arriving: number;
+  readonly draining: number;
+}
+
+export type ScaleDecision =
+  | { readonly action: "hold"; readonly reason: string }
+  | { readonly action: "up"; readonly add: number; readonly reason: string }
+  | { readonly action: "down"; readonly reason: string };
+
+/** Above this mean KV-cache usage vLLM preempts: shrinking never projects the fleet past it. */
+const KV_FULL = 1;
+
+/** The decision at `nowMs` from the samples kept so far (oldest first, any length). */
+export function decideScale(
+  samples: readonly FleetSample[],
+  policy: ScalePolicy,
+  counts: FleetCounts,
+  nowMs: number,
+): ScaleDecision {
+  const planned = counts.serving + counts.arriving;
+  const upWindow = windowOf(samples, nowMs, policy.upWindowMs);
+  if (upWindow?.every((sample) => pressed(sample, policy))) {
+    return growth(upWindow, policy, planned);
+  }
+  if (counts.serving <= policy.min) return hold(`at the minimum of ${policy.min}`);
+  if (counts.arriving > 0 || counts.draining > 0) return hold("an instance is still starting or draining");
+  const downWindow = windowOf(samples, nowMs, policy.downAfterMs);
+  if (downWindow === undefined) return hold(`fewer than ${seconds(policy.downAfterMs)} of signals read`);
+  const tight = downWindow.find((sample) => !fitsWithOneFewer(sample, policy));
+  if (tight !== undefined) return hold(`one fewer would not have fitted: ${describe(tight)}`);
+  const last = downWindow[downWindow.length - 1] as FleetSample;
+  return {
+    action: "down",
+    reason: `one fewer would have fitted for ${seconds(policy.downAfterMs)} (${describe(last)}): ${counts.serving} → ${counts.serving - 1}`,
+  };
+}
+
+/** The samples of the last `spanMs`, or undefined when the samples kept do not reach back that far. */
+function windowOf(samples: readonly FleetSample[], nowMs: number, spanMs: number) {
+  const start = nowMs - spanMs;
+  const first = samples[0];
+  if (first === undefined || first.timeMs > start) return undefined;
+  const inWindow = samples.filter((sample) => sample.timeMs >= start);
+  return inWindow.length === 0 ? undefined : inWindow;
+}
+
+function growth(window: readonly FleetSample[], policy: ScalePolicy, planned: number): ScaleDecision {
+  const last = window[window.length - 1] as FleetSample;
+  if (planned >= policy.max) return hold(`at the maximum of ${policy.max} (${describe(last)})`);
+  // Every sample of the window asked for at least this many: the smallest of their HPA sizes.
+  const wanted = Math.min(...window.map((sample) => hpaSize(sample, policy)));
+  if (wanted <= planned) return hold(`the instances on their way cover ${describe(last)}`);
+  const target = Math.min(policy.max, wanted, 2 * planned);
+  return {
+    action: "up",
+    add: target - planned,
+    reason: `${describe(last)} for ${seconds(policy.upWindowMs)}: ${planned} → ${target}`,
+  };
+}
+
+/** Whether a sample's fleet is past a threshold. */
+function pressed(sample: FleetSample, policy: ScalePolicy): boolean {
+  const n = sample.serving.length;
+  if (n === 0) return false;
+  if (totalWaiting(sample) / n > policy.queue) return true;
+  const kv = meanKv(sample);
+  return policy.kv !== undefined && kv !== null && kv > policy.kv;
+}
+
+/** The Kubernetes HPA's size for an AverageValue target on the total: ceil(total waiting / queue). */
+function hpaSize(sample: FleetSample, policy: ScalePolicy): number {
+  const byQueue = Math.ceil(totalWaiting(sample) / policy.queue);
+  const kv = meanKv(sample);
+  const byKv =
+    policy.kv !== undefined && kv !== null ? Math.ceil((sample.serving.length * kv) / policy.kv) : 0;
+  return Math.max(byQueue, byKv);
+}
+
+/** Whether the sample's load, spread on one instance fewer, would have stayed under both thresholds. */
+function fitsWithOneFewer(sample: FleetSample, policy: ScalePolicy): boolean {
+  const n = sample.serving.length;
+  if (n <= 1) return false;
+  const load = sample.serving.reduce((sum, one) => sum + one.running + one.waiting, 0);
+  const waitingAfter = Math.max(0, load - (n - 1) * policy.batch);
+  if (waitingAfter / (n - 1) > policy.queue) return false;
+  const kv = meanKv(sample);
+  return kv === null || (kv * n) / (n - 1) <= (policy.kv ?? KV_FULL);
+}
+
+function totalWaiting(sample: FleetSample): number {
+  return sample.serving.reduce((sum, one) => sum + one.waiting, 0);
+}
+
+/** The mean KV-cache usage of the instances that report it; null when none does. */
+function meanKv(sample: FleetSample): number | null {
+  const known = sample.serving.flatMap((one) => (one.kvUsage === null ? [] : [one.kvUsage]));
+  return known.length === 0 ? null : known.reduce((sum, kv) => sum + kv, 0) / known.length;
+}
+
+/** The signals of one sample in words, for the log line and `status`. */
+export function describe(sample: FleetSample): string {
+  const n = sample.serving.length;
+  const waiting = totalWaiting(sample);
+  const running = sample.serving.reduce((sum, one) => sum + one.running, 0);
+  const kv = meanKv(sample);
+  const perInstance = n === 0 ? 0 : waiting / n;
+  const kvText = kv === null ? "KV usage unknown" : `KV usage ${(kv * 100).toFixed(0)}%`;
+  return `${waiting} waiting (${round(perInstance)} per instance), ${running} running on ${n}, ${kvText}`;
+}
+
+function hold(reason: string): ScaleDecision {
+  return { action: "hold", reason };
+}
+
+function seconds(ms: number): string {
+  return `${round(ms / 1000)} s`;
+}
+
+function round(value: number): string {
+  return Number.isInteger(value) ? String(value) : value.toFixed(1);
+}
