@@ -21,6 +21,24 @@ export {
   readInstanceSignals,
   type SignalsReading,
 } from "./autoscale/signals.js";
+// Elastic serving, seen: bench --stages (a load that changes by stage) and its per-second timeline.
+export {
+  type LoadStage,
+  MAX_STAGED_REQUESTS,
+  MAX_STAGES,
+  parseStages,
+  stageBoundariesMs,
+  stagedArrivalTimesMs,
+  stageRequests,
+} from "./bench/stages.js";
+export {
+  buildTimeline,
+  type FleetSecondSample,
+  type TimelineRequest,
+  type TimelineRow,
+  timelineCsv,
+} from "./bench/timeline.js";
+export { type TimelineChartOptions, timelineSvg } from "./bench/timeline-chart.js";
 export {
   connectionsWithinFileLimit,
   defaultMaxConnections,
