@@ -86,6 +86,16 @@ describe("the stand-in's capacity model", () => {
     );
   });
 
+  it("takes its batch from --max-num-seqs, as vLLM does, when FAKE_VLLM_MAX_RUNNING is not set", async () => {
+    const { base } = await standIn({ FAKE_VLLM_TOKEN_MS: "25" }, ["--max-num-seqs", "1"]);
+    const answers = [chat(base, { max_tokens: 40 }), chat(base, { max_tokens: 40 })];
+    expect(await metricsUntil(base, (m) => m.running + m.waiting === 2)).toMatchObject({
+      running: 1,
+      waiting: 1,
+    });
+    await Promise.all(answers.map(async (answer) => (await answer).text()));
+  });
+
   it("reports the KV blocks its running requests fill, and runs no more than the blocks hold", async () => {
     // 20 prompt tokens and 40 generated need 4 blocks of 16: 7 blocks hold one such request, not two.
     const { base } = await standIn({

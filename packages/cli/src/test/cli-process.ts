@@ -95,7 +95,7 @@ export function fakeVllmEnv(extra: NodeJS.ProcessEnv = {}) {
     events(): FakeVllmEvent[] {
       let text = "";
       try {
-        text = readFileSync(join(dirname(recordPath), "events.jsonl"), "utf8");
+        text = readFileSync(join(dirname(recordPath), "stand-in-events.jsonl"), "utf8");
       } catch {}
       return text
         .split("\n")

@@ -4,7 +4,7 @@ import { type BenchRequestRecord, percentile } from "./metrics.js";
 // second, the time to first token of the answers that began in it, and (when the fleet was sampled) how many
 // instances served and how many requests waited. Times are ms from the run's start.
 
-/** What the timeline reads of a request: when it was sent, its first token, its end, and whether it completed. */
+/** What the timeline reads of a request: when it was sent, its first token, its end, whether it completed. */
 export type TimelineRequest = Pick<BenchRequestRecord, "ok" | "startMs" | "ttftMs" | "latencyMs">;
 
 /** The fleet read at one time: instances serving, and requests waiting over all of them. */
