@@ -21,12 +21,12 @@ describe("parseStages", () => {
 
   it.each([
     ["", /--stages: must be rate:duration stages/],
-    ["12", /--stages: stage 1 \(12\) must be rate:duration stages.*\(given "12"\)/],
-    ["2:60", /stage 1 \(2:60\) must be rate:duration/],
-    ["2:60s,x:1m", /stage 2 \(x:1m\) must be rate:duration/],
-    ["-2:60s", /stage 1 \(-2:60s\)/],
-    ["2:60d", /stage 1 \(2:60d\)/],
-    ["inf:60s", /stage 1 \(inf:60s\)/],
+    ["12", /^--stages: must be rate:duration stages .*; stage 1 \(12\) is not \(given "12"\)$/],
+    ["2:60", /; stage 1 \(2:60\) is not/],
+    ["2:60s,x:1m", /; stage 2 \(x:1m\) is not \(given "2:60s,x:1m"\)/],
+    ["-2:60s", /; stage 1 \(-2:60s\) is not/],
+    ["2:60d", /; stage 1 \(2:60d\) is not/],
+    ["inf:60s", /; stage 1 \(inf:60s\) is not/],
     ["2:0s", /stage 1 \(2:0s\) must last at least 1s/],
     ["2:0.5s", /must last at least 1s/],
     ["0:60s,0:1m", /must send requests in one stage at least/],

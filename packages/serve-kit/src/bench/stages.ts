@@ -21,7 +21,7 @@ export const MAX_STAGED_REQUESTS = 1_000_000;
 const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000 } as const;
 const STAGE = /^\s*(\d+(?:\.\d+)?)\s*:\s*(\d+(?:\.\d+)?)\s*(s|m|h)\s*$/;
 const RULE =
-  "must be rate:duration stages separated by commas, each rate in requests per second and each duration a number with s, m or h (e.g. 2:60s,12:120s,2:120s)";
+  "must be rate:duration stages separated by commas: a rate in requests per second and a duration with s, m or h (e.g. 2:60s,12:120s,2:120s)";
 
 /** Reads `2:60s,12:2m,2:120s` into stages; a bad one is refused naming `field`, the rule and the text. */
 export function parseStages(text: string, field = "--stages"): LoadStage[] {
@@ -30,7 +30,7 @@ export function parseStages(text: string, field = "--stages"): LoadStage[] {
   if (parts.length > MAX_STAGES) refuse(field, `must list at most ${MAX_STAGES} stages`, text);
   const stages = parts.map((part, index) => {
     const match = STAGE.exec(part);
-    if (match === null) refuse(field, `stage ${index + 1} (${part.trim()}) ${RULE}`, text);
+    if (match === null) refuse(field, `${RULE}; stage ${index + 1} (${part.trim()}) is not`, text);
     const [, rate, amount, unit] = match as unknown as [string, string, string, keyof typeof UNIT_MS];
     const durationMs = Number(amount) * UNIT_MS[unit];
     if (!(durationMs >= 1000)) {
