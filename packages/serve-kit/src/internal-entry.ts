@@ -2,6 +2,43 @@
 // runs, sizes its front door by what vLLM batches, reads safetensors headers, checks its listen flags). Not API: it may change in
 // any release. It is built on its own (tsdown.config.ts), and its errors are the public entry's class.
 
+// Elastic serving: the autoscaler's rule, the HPA's (to play KEDA's policy in the bench), and the signals the
+// supervisor reads from each instance's /metrics and keeps.
+export {
+  decideScale,
+  describe as describeFleetSample,
+  type FleetCounts,
+  type FleetSample,
+  type InstanceSignals,
+  type ScaleDecision,
+  type ScalePolicy,
+} from "./autoscale/decide.js";
+export { HPA_DEFAULTS, type HpaPolicy, type HpaState, hpaSync } from "./autoscale/hpa-rule.js";
+export {
+  keepSamples,
+  longestWindowMs,
+  MAX_KEPT_SAMPLES,
+  readInstanceSignals,
+  type SignalsReading,
+} from "./autoscale/signals.js";
+// Elastic serving, seen: bench --stages (a load that changes by stage) and its per-second timeline.
+export {
+  type LoadStage,
+  MAX_STAGED_REQUESTS,
+  MAX_STAGES,
+  parseStages,
+  stageBoundariesMs,
+  stagedArrivalTimesMs,
+  stageRequests,
+} from "./bench/stages.js";
+export {
+  buildTimeline,
+  type FleetSecondSample,
+  type TimelineRequest,
+  type TimelineRow,
+  timelineCsv,
+} from "./bench/timeline.js";
+export { type TimelineChartOptions, timelineSvg } from "./bench/timeline-chart.js";
 export {
   connectionsWithinFileLimit,
   defaultMaxConnections,

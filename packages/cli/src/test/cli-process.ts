@@ -64,6 +64,17 @@ export interface FakeVllmRecord {
   pid: number;
   signals: string[];
   workerPid: number | null;
+  /** Chat completions that reached it while it slept (each crashed it, as it crashes vLLM). */
+  chatWhileAsleep: number;
+}
+
+/** A sleep-mode event a stand-in wrote to the events file of its environment (fake-vllm-sleep.mjs). */
+export interface FakeVllmEvent {
+  event: "asleep" | "awake" | "wake-failed" | "chat-while-asleep";
+  pid: number;
+  port: number;
+  timeMs: number;
+  [detail: string]: unknown;
 }
 
 /** An environment with the stand-in `vllm` first on PATH, recording into a fresh file. */
@@ -80,6 +91,17 @@ export function fakeVllmEnv(extra: NodeJS.ProcessEnv = {}) {
   });
   return {
     env,
+    /** The events every stand-in of this environment wrote, oldest first ([] when none). */
+    events(): FakeVllmEvent[] {
+      let text = "";
+      try {
+        text = readFileSync(join(dirname(recordPath), "stand-in-events.jsonl"), "utf8");
+      } catch {}
+      return text
+        .split("\n")
+        .filter((line) => line !== "")
+        .map((line) => JSON.parse(line) as FakeVllmEvent);
+    },
     /** What the stand-in recorded, or undefined when it never ran. */
     record(): FakeVllmRecord | undefined {
       try {

@@ -18,7 +18,8 @@ const SERIES = [
 const INFINITE_AT = 1;
 const FINITE_SHARE_WITH_INFINITE = 0.85;
 
-const escapeXml = (text: string) =>
+/** Text made safe inside an SVG element or attribute. */
+export const escapeXml = (text: string) =>
   text.replace(
     /[<>&"]/g,
     (char) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;", '"': "&quot;" })[char] ?? char,
