@@ -48,6 +48,8 @@ export async function untilServing(
   const started = Date.now();
   const prepared = await preflight(setup.plan, setup.io);
   if (typeof prepared === "number") return { code: prepared, event: undefined };
+  // A stop during preflight: nothing is started that the stop would not see.
+  if (stop.aborted) return undefined;
   const vllm = spawn(prepared);
   // Ends every wait when launch stops or vLLM's main process exits.
   const gone = new AbortController();

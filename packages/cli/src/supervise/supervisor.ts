@@ -306,7 +306,8 @@ export class Supervisor implements Fleet {
     let index = 0;
     while (this.#instances.some((instance) => instance.index === index)) index += 1;
     const slot = this.#door.slotFor(index, gpu);
-    if (slot === undefined || this.stopped.aborted) {
+    if (this.stopped.aborted) return undefined;
+    if (slot === undefined) {
       say(`no room for instance ${index} in the front door's configuration`);
       return undefined;
     }
