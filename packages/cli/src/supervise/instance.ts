@@ -52,7 +52,12 @@ export class Instance implements StartSetup {
     this.io = io;
     this.label = label;
     this.#hooks = hooks;
-    this.#life = new LifeCycle(label === "" ? "vLLM" : label.replace(/: $/, ""), () => hooks.changed());
+    this.#life = new LifeCycle(this.name, () => hooks.changed());
+  }
+
+  /** Its name in a sentence: "vLLM" for a launch of one, "instance 0 (port 8001)" in a fleet. */
+  get name(): string {
+    return this.label === "" ? "vLLM" : this.label.replace(/: $/, "");
   }
 
   get state(): InstanceState {

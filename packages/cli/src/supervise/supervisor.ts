@@ -124,9 +124,9 @@ export class Supervisor implements Fleet {
     for (const [i, result] of results.entries()) {
       if (typeof result === "number") continue;
       // Among several, say which: its reason is above, in its own words.
-      const name = instances[i]?.label.replace(/: $/, "");
-      if (instances.length > 1)
-        this.io.err(`studio-serve: ${name} did not start (its reason is above); stopping\n`);
+      if (instances.length > 1) {
+        this.io.err(`studio-serve: ${instances[i]?.name} did not start (its reason is above); stopping\n`);
+      }
       return result?.code ?? ExitCode.Failure;
     }
     for (const instance of instances) instance.moveTo("serving");
@@ -312,7 +312,8 @@ export class Supervisor implements Fleet {
       return undefined;
     }
     const instance = this.#door.instanceFor(slot, this.#hooks);
-    this.#instances.push(instance);
+    // In slot order, as the state file and `status` list them.
+    this.#instances.splice(index, 0, instance);
     const started = await instance.start(this.stopped);
     if (typeof started !== "number" || !(await reapplyAdapters(this, instance, say))) {
       await instance.stop("did not come up");
