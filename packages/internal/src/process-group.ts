@@ -65,19 +65,22 @@ export function spawnGroup(
     child.once("error", (error) => resolve({ code: null, signal: null, error }));
     child.once("exit", (code, signal) => resolve({ code, signal }));
   });
-
   const alive = () => pgid !== undefined && signalGroup(pgid, 0);
   const signal = (name: NodeJS.Signals) => pgid !== undefined && signalGroup(pgid, name);
   const safetyNet = () => signal("SIGKILL");
   process.once("exit", safetyNet);
-
-  let stopping: Promise<void> | undefined;
-  let hurry: (() => void) | undefined;
-  const endPipes = () => {
-    child.stdout?.destroy();
-    child.stderr?.destroy();
-  };
-
+  const stopper = groupStopper({
+    alive,
+    signal,
+    exited,
+    // The group is gone (or unkillable): let go of its pipes, which an orphaned worker would otherwise
+    // hold open, and of the exit listener.
+    release: () => {
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+      process.removeListener("exit", safetyNet);
+    },
+  });
   return {
     child,
     pgid,
@@ -86,8 +89,27 @@ export function spawnGroup(
     signal,
     kill: () => {
       signal("SIGKILL");
-      hurry?.();
+      stopper.hurry();
     },
+    stop: stopper.stop,
+  };
+}
+
+interface StoppableGroup {
+  alive(): boolean;
+  signal(signal: NodeJS.Signals): boolean;
+  readonly exited: Promise<ChildExit>;
+  /** Called once the stop is over. */
+  release(): void;
+}
+
+/** ProcessGroup's `stop` (one stop however often it is called) and what hurries it (SIGKILL sent). */
+function groupStopper(group: StoppableGroup): Pick<ProcessGroup, "stop"> & { hurry(): void } {
+  const { alive, signal, exited } = group;
+  let stopping: Promise<void> | undefined;
+  let hurry: (() => void) | undefined;
+  return {
+    hurry: () => hurry?.(),
     stop({ graceMs, signal: first = "SIGTERM", killWaitMs = 5_000 }) {
       if (stopping !== undefined) return stopping;
       stopping = (async () => {
@@ -106,10 +128,8 @@ export function spawnGroup(
           signal("SIGKILL");
           await waitUntil(() => !alive(), killWaitMs);
         }
-        // The group is gone (or unkillable): let go of its pipes and of the exit listener.
         await Promise.race([exited, delay(killWaitMs)]);
-        endPipes();
-        process.removeListener("exit", safetyNet);
+        group.release();
       })();
       return stopping;
     },

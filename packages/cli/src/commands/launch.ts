@@ -39,7 +39,7 @@ const INSTANCE_FLAGS = [
   ),
   describedAs(SESSION_HEADER_FLAG, `the header that names a session (default ${DEFAULT_SESSION_HEADER})`),
 ];
-const LAUNCH_FLAGS = [...SERVE_FLAGS, ...WAIT_FLAGS, ...LOG_FLAGS, ...INSTANCE_FLAGS];
+export const LAUNCH_FLAGS = [...SERVE_FLAGS, ...WAIT_FLAGS, ...LOG_FLAGS, ...INSTANCE_FLAGS];
 
 /**
  * `studio-serve launch`: one vLLM on the port clients call, or (--instances, --gpus) one per GPU behind

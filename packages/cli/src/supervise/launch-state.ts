@@ -2,8 +2,10 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { leftGroupState, processStartTicks, stopLeftGroup } from "@finetune-studio/internal";
 import { writeFilesTogether } from "../shared/safe-files.js";
+import { INSTANCE_STATES, type InstanceState } from "./life-cycle.js";
 
-// What a launch runs (HAProxy and its instances, or a launch of one's vLLM), written to DIR/state.json whenever it changes (an instance restarted):
+// What a launch runs (HAProxy and its instances, or a launch of one's vLLM) and each instance's state, written
+// to DIR/state.json whenever it changes (a process group started, an instance moved in its life cycle):
 // if launch itself is killed, HAProxy and the instances go on serving, and the next `launch`, `stop` or
 // `status` on the port reads this file to find them, check they are still the same processes, and stop them.
 
@@ -20,7 +22,15 @@ export interface LaunchState {
   balancer: RecordedGroup | undefined;
   /** The port on 127.0.0.1 where the front door's HAProxy serves its own Prometheus metrics; none for a launch of one. */
   metricsPort?: number | undefined;
-  instances: { port: number; gpu: string; group: RecordedGroup | undefined }[];
+  instances: RecordedInstance[];
+}
+
+export interface RecordedInstance {
+  port: number;
+  gpu: string;
+  /** Where it is in its life cycle (life-cycle.ts), as the supervisor last moved it; absent in older files. */
+  state?: InstanceState | undefined;
+  group: RecordedGroup | undefined;
 }
 
 const STATE_FILE = "state.json";
@@ -53,7 +63,10 @@ export function readLaunchState(dir: string): LaunchState | undefined {
       isGroup({ pgid: value.launch.pid, startTicks: value.launch.startTicks }) &&
       groups.every((group) => group === undefined || isGroup(group)) &&
       value.instances.every(
-        (instance) => Number.isInteger(instance.port) && typeof instance.gpu === "string",
+        (instance) =>
+          Number.isInteger(instance.port) &&
+          typeof instance.gpu === "string" &&
+          (instance.state === undefined || INSTANCE_STATES.includes(instance.state)),
       ) &&
       (value.metricsPort === undefined || Number.isInteger(value.metricsPort));
     return valid ? value : undefined;

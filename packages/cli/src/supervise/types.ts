@@ -1,4 +1,3 @@
-import type { ProcessGroup } from "@finetune-studio/internal";
 import type { RoutingPolicy } from "@finetune-studio/serve-kit";
 import type { LaunchSettings } from "../instance/launch-settings.js";
 import type { CliIo } from "../shared/io.js";
@@ -29,26 +28,13 @@ export interface RunningReload {
   readonly listeners: Set<(line: string) => void>;
 }
 
-/** Everything a multi-instance launch holds while it runs. */
+/** What the adapter operations read of a running launch (the Supervisor is one). */
 export interface Fleet {
   readonly plan: LaunchSettings;
   readonly io: CliIo;
   readonly dir: string;
-  readonly instances: Instance[];
-  /** HAProxy on the port clients know, and its runtime API socket, once it runs. */
-  balancer: { group: ProcessGroup; socket: string } | undefined;
-  /** The port on 127.0.0.1 of HAProxy's own Prometheus metrics; none for a launch of one. */
-  readonly metricsPort: number | undefined;
+  readonly instances: readonly Instance[];
   /** Adapters loaded at runtime (name to path): a restarted instance gets them again. */
   readonly adapters: Map<string, string>;
-  /** Aborted when launch stops: ends every wait. */
-  readonly stop: AbortController;
   readonly apiKey: string | undefined;
-  reloading: RunningReload | undefined;
-  /** The first stop signal launch got, if any: vLLM gets SIGINT for a Ctrl-C, else SIGTERM. */
-  stopSignal: NodeJS.Signals | undefined;
-  /** A launch of one: vLLM's exit code once it exited on its own. */
-  exitCode: number | undefined;
-  /** Records the process groups in the state file: called whenever one starts or stops. */
-  saveState: () => void;
 }
