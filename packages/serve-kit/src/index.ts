@@ -2,6 +2,20 @@
 // ./internal-entry.ts (`@finetune-studio/serve-kit/internal`, not API); the helpers in ./internal/ are not API.
 
 export {
+  checkScaleSignals,
+  checkScalingRange,
+  DEFAULT_SCALE_SIGNALS,
+  durationText,
+  isElastic,
+  parseDuration,
+  parseScaleSignals,
+  parseScalingRange,
+  SCALE_SIGNAL_NAMES,
+  type ScaleSignals,
+  type ScalingRange,
+  scaleSignalsText,
+} from "./autoscale/index.js";
+export {
   arrivalTimesMs,
   type BenchMetrics,
   type BenchRequestRecord,
@@ -133,12 +147,31 @@ export { LORA_ADAPTER_API_VERSION, VLLM_STACK_CHART } from "./stack/chart.js";
 export { buildStackDashboard, type DashboardConfigMap } from "./stack/dashboard-config-map.js";
 export { buildLoraAdapterResource, buildLoraAdapterResources } from "./stack/lora-adapter-resource.js";
 export {
+  buildStackScaledObject,
+  KEDA_COOLDOWN_PERIOD_SECONDS,
+  KEDA_POLLING_INTERVAL_SECONDS,
+  type ScaledObjectTrigger,
+  type StackScaledObject,
+} from "./stack/scaled-object.js";
+export {
   buildStackCommands,
   type SecretSource,
   type StackCommand,
   type StackCommandFiles,
   type StackCommands,
 } from "./stack/stack-commands.js";
+export {
+  DEFAULT_PROMETHEUS_URL,
+  DEFAULT_SCALE_DOWN_AFTER_SECONDS,
+  STACK_OPTION_LIST,
+  STACK_OPTIONS,
+  STACK_ROUTINGS,
+  type StackCli,
+  type StackDefault,
+  type StackOption,
+  type StackOptionKey,
+  stackDefaultText,
+} from "./stack/stack-option-table.js";
 export type {
   LoraAdapterResource,
   SecretKeyReference,
@@ -146,6 +179,7 @@ export type {
   StackDtype,
   StackModelSpec,
   StackOptions,
+  StackRouting,
   StackRoutingLogic,
   StackStorage,
   StackValues,

@@ -65,7 +65,7 @@ const stackBase = fc.record(
     dtype: fc.constantFrom("auto" as const, "half" as const, "bfloat16" as const, "float32" as const),
     prefixCaching: fc.boolean(),
     hfTokenSecret: secret,
-    routing: fc.constantFrom("least-busy" as const, "session" as const, "prefix" as const),
+    routing: fc.constantFrom("round-robin" as const, "session" as const, "prefix" as const),
     runtimeClassName: fc.constantFrom("", "nvidia"),
     startupTimeoutSeconds: fc.integer({ min: 1, max: 86_400 }),
   },
