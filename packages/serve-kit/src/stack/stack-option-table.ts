@@ -249,7 +249,7 @@ export const STACK_OPTIONS: { readonly [K in StackOptionKey]: StackOption<K> } =
     goes: ["scaledObject.spec.triggers"],
     example: "http://prometheus.monitoring.svc:9090",
     cli: flag("--prometheus-url", "URL"),
-    about: "with a range: the Prometheus that scrapes the engines, which KEDA asks",
+    about: "with a range: the Prometheus that scrapes the engines,\nwhich KEDA asks",
   }),
   scaleDownAfterSeconds: entry({
     key: "scaleDownAfterSeconds",
@@ -266,7 +266,7 @@ export const STACK_OPTIONS: { readonly [K in StackOptionKey]: StackOption<K> } =
     ],
     example: 120,
     cli: flag("--scale-down-after", "DURATION"),
-    about: "with a range: how long the load stays low before a pod goes (15s, 5m)",
+    about: "with a range: how long the load stays low before a pod\ngoes: 15s, 5m, 1h",
   }),
   gpusPerReplica: entry({
     key: "gpusPerReplica",
@@ -280,7 +280,7 @@ export const STACK_OPTIONS: { readonly [K in StackOptionKey]: StackOption<K> } =
     goes: [`${MODEL_SPEC}.requestGPU`, `${MODEL_SPEC}.vllmConfig.tensorParallelSize`],
     example: 2,
     cli: flag("--gpus-per-replica", "G"),
-    about: "GPUs per pod; more shards the model across them",
+    about: "GPUs per pod; more shards the model across\nthem",
   }),
   cpu: entry({
     key: "cpu",
@@ -321,7 +321,7 @@ export const STACK_OPTIONS: { readonly [K in StackOptionKey]: StackOption<K> } =
   prefixCaching: entry({
     key: "prefixCaching",
     check: ENGINE_OPTIONS.enablePrefixCaching.check,
-    default: none("on, as in vLLM (the chart turns it off unless asked)"),
+    default: none("on, as in vLLM"),
     goes: [`${MODEL_SPEC}.vllmConfig.enablePrefixCaching`],
     example: false,
     // Kept from before the engine options: the same as --no-enable-prefix-caching.
@@ -331,7 +331,7 @@ export const STACK_OPTIONS: { readonly [K in StackOptionKey]: StackOption<K> } =
   apiKeySecret: entry({
     key: "apiKeySecret",
     check: checkSecretReference,
-    default: none("none; with --api-key-env or --api-key-file, vllm-api-key:VLLM_API_KEY"),
+    default: none("none, or vllm-api-key:VLLM_API_KEY\nwith --api-key-env or --api-key-file"),
     goes: ["servingEngineSpec.vllmApiKey", "commands"],
     example: { name: "vllm-api-key", key: "VLLM_API_KEY" },
     cli: flag("--api-key-secret", "NAME[:KEY]", secretReferenceFromText("VLLM_API_KEY")),
@@ -340,11 +340,11 @@ export const STACK_OPTIONS: { readonly [K in StackOptionKey]: StackOption<K> } =
   hfTokenSecret: entry({
     key: "hfTokenSecret",
     check: checkSecretReference,
-    default: none("none (its key, HF_TOKEN)"),
+    default: none("none"),
     goes: [`${MODEL_SPEC}.hf_token`, "commands"],
     example: { name: "hf-token", key: "HF_TOKEN" },
     cli: flag("--hf-token-secret", "NAME[:KEY]", secretReferenceFromText("HF_TOKEN")),
-    about: "a Hugging Face token for gated repositories",
+    about: "a Hugging Face token for gated repositories; KEY is\nHF_TOKEN unless given",
   }),
   storage: entry({
     key: "storage",
@@ -397,7 +397,7 @@ export const STACK_OPTIONS: { readonly [K in StackOptionKey]: StackOption<K> } =
     },
     default: {
       kind: "derived",
-      from: `${DEFAULT_SESSION_HEADER} with session routing`,
+      from: DEFAULT_SESSION_HEADER,
       value: ({ checked }) => (checked.routing === "session" ? DEFAULT_SESSION_HEADER : undefined),
     },
     goes: ["routerSpec.sessionKey"],

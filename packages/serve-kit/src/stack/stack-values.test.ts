@@ -224,7 +224,7 @@ describe("buildStackValues refuses, naming the field, the rule and what was give
       {
         options: { routing: "least-busy" },
         field: "routing",
-        rule: /no logic there counts open requests: use round-robin/,
+        rule: /no logic there counts open requests\): use round-robin/,
       },
     ],
     [
