@@ -6,7 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { VLLM_STACK_CHART } from "../index.js";
 import { CHART_ARCHIVE } from "../test/helm.js";
-import { LORA_ADAPTER_CRD, VLLM_STACK_FIXTURE_VERSION, VLLM_STACK_KEYS } from "../test/vllm-stack-chart.js";
+import {
+  LORA_ADAPTER_CRD,
+  VLLM_STACK_FIXTURE_VERSION,
+  VLLM_STACK_KEYS,
+  valueAt,
+} from "../test/vllm-stack-chart.js";
 import { chartEngineDeployment } from "./chart.js";
 
 // Holds our description of the chart (src/test/vllm-stack-chart.ts) to the real one: the chart at a6c01db
@@ -47,16 +52,6 @@ function schemaNode(schema: Node, path: string): Node | undefined {
   return node;
 }
 
-function valuesNode(values: unknown, path: string): unknown {
-  let node: unknown = values;
-  for (const part of path.split(".")) {
-    const [key = "", ...items] = part.split("[]");
-    node = (node as Record<string, unknown> | undefined)?.[key];
-    for (const _ of items) node = Array.isArray(node) ? node[0] : undefined;
-  }
-  return node;
-}
-
 const typeSet = (type: unknown) => [...(Array.isArray(type) ? type : [type])].sort();
 
 describe("the fixture against the real chart", () => {
@@ -80,7 +75,7 @@ describe("the fixture against the real chart", () => {
         mismatches.push(`${path}: not in values.schema.json`);
         continue;
       }
-      if (valuesNode(values, path) === undefined) mismatches.push(`${path}: not in values.yaml`);
+      if (valueAt(values, path) === undefined) mismatches.push(`${path}: not in values.yaml`);
       if (JSON.stringify(typeSet(node.type)) !== JSON.stringify(typeSet(rule.type))) {
         mismatches.push(
           `${path}: the chart says ${JSON.stringify(node.type)}, the fixture ${JSON.stringify(rule.type)}`,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ServeOptions } from "../serve-options.js";
-import { VLLM_STACK_KEYS } from "../test/vllm-stack-chart.js";
+import { VLLM_STACK_KEYS, valueAt } from "../test/vllm-stack-chart.js";
 import { buildStackScaledObject } from "./scaled-object.js";
 import { buildStackCommands } from "./stack-commands.js";
 import {
@@ -29,17 +29,6 @@ const NEEDS: Partial<Record<StackOptionKey, { config?: ServeOptions; options: St
   prometheusUrl: { options: { replicas: { min: 1, max: 3 } } },
   scaleDownAfterSeconds: { options: { replicas: { min: 1, max: 3 } } },
 };
-
-/** The value at a dotted path (`a.b[].c`: first items of arrays); undefined when it is not there. */
-function at(root: unknown, path: string): unknown {
-  let node: unknown = root;
-  for (const part of path.split(".")) {
-    const [key = "", ...items] = part.split("[]");
-    node = (node as Record<string, unknown> | undefined)?.[key];
-    for (const _ of items) node = Array.isArray(node) ? node[0] : undefined;
-  }
-  return node;
-}
 
 function outputs(option: StackOption<StackOptionKey>, withExample: boolean) {
   const need = NEEDS[option.key];
@@ -81,19 +70,19 @@ describe("the stack option table", () => {
           continue;
         }
         if (path.startsWith("scaledObject.")) {
-          expect(at(given.scaledObject, path.slice("scaledObject.".length)), path).toBeDefined();
+          expect(valueAt(given.scaledObject, path.slice("scaledObject.".length)), path).toBeDefined();
           continue;
         }
         expect(Object.keys(VLLM_STACK_KEYS), `${path} is a key the chart defines`).toContain(path);
-        expect(at(given.values, path), path).toBeDefined();
+        expect(valueAt(given.values, path), path).toBeDefined();
       }
       const changed = option.goes.some((path) =>
         path === "commands"
           ? JSON.stringify(given.commands) !== JSON.stringify(without.commands)
           : path.startsWith("scaledObject.")
-            ? JSON.stringify(at(given.scaledObject, path.slice(13))) !==
-              JSON.stringify(at(without.scaledObject, path.slice(13)))
-            : JSON.stringify(at(given.values, path)) !== JSON.stringify(at(without.values, path)),
+            ? JSON.stringify(valueAt(given.scaledObject, path.slice(13))) !==
+              JSON.stringify(valueAt(without.scaledObject, path.slice(13)))
+            : JSON.stringify(valueAt(given.values, path)) !== JSON.stringify(valueAt(without.values, path)),
       );
       expect(changed, "the example changes what the builders write").toBe(true);
     },

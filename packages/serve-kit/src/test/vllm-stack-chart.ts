@@ -118,6 +118,17 @@ export const LORA_ADAPTER_CRD = {
 
 type Schema = Record<string, unknown>;
 
+/** The value a fixture path names in plain values (`a.b[].c`: objects, and first items of arrays), if any. */
+export function valueAt(values: unknown, path: string): unknown {
+  let node: unknown = values;
+  for (const part of path.split(".")) {
+    const [key = "", ...items] = part.split("[]");
+    node = (node as Record<string, unknown> | undefined)?.[key];
+    for (const _ of items) node = Array.isArray(node) ? node[0] : undefined;
+  }
+  return node;
+}
+
 function ruleSchema(rule: KeyRule): Schema {
   return { type: rule.type, ...(rule.enum === undefined ? {} : { enum: rule.enum }) };
 }
