@@ -120,6 +120,11 @@ describe("studio-serve stack values --replicas MIN..MAX", () => {
       /^studio-serve: --scale-down-after: must be a duration/,
     ],
     [
+      "a scale-down window past the HPA's 1h",
+      ["--replicas", "1..4", "--scale-down-after", "2h"],
+      /^studio-serve: --scale-down-after: must be at most 1h/,
+    ],
+    [
       "signals without a range",
       ["--replicas", "2", "--scale-on", "queue=2"],
       /^studio-serve: --scale-on: applies with a range of replicas/,

@@ -161,6 +161,25 @@ export const DEFAULT_PROMETHEUS_URL = "http://prometheus-operated.monitoring.svc
  */
 export const DEFAULT_SCALE_DOWN_AFTER_SECONDS = 300;
 
+/**
+ * The HPA's largest scale-down stabilization window: Kubernetes refuses a longer one (autoscaling/v2
+ * validation: "must be less than or equal to 3600"), and KEDA then makes no HPA at all (kedacore/keda#4976).
+ */
+const HPA_MAX_STABILIZATION_SECONDS = 3600;
+
+function checkScaleDownWindow(given: unknown, field: string): number {
+  const seconds =
+    typeof given === "string" ? parseDuration(given, field) : checkPositiveInteger(given, field);
+  if (seconds > HPA_MAX_STABILIZATION_SECONDS) {
+    refuse(
+      field,
+      "must be at most 1h: Kubernetes refuses a longer scale-down window for the HPA KEDA makes",
+      given,
+    );
+  }
+  return seconds;
+}
+
 export const STACK_OPTIONS: { readonly [K in StackOptionKey]: StackOption<K> } = {
   release: entry({
     key: "release",
@@ -253,9 +272,7 @@ export const STACK_OPTIONS: { readonly [K in StackOptionKey]: StackOption<K> } =
   }),
   scaleDownAfterSeconds: entry({
     key: "scaleDownAfterSeconds",
-    check: whenElastic((given, field) =>
-      typeof given === "string" ? parseDuration(given, field) : checkPositiveInteger(given, field),
-    ),
+    check: whenElastic(checkScaleDownWindow),
     default: {
       kind: "derived",
       from: `${durationText(DEFAULT_SCALE_DOWN_AFTER_SECONDS)} with a range`,
