@@ -123,6 +123,12 @@ describe("buildStackScaledObject", () => {
     ["no signal", { replicas: { min: 1, max: 2 }, scaleOn: {} }, "scaleOn", /at least one/],
     ["signals without a range", { replicas: 2, scaleOn: { queue: 3 } }, "scaleOn", /range of replicas/],
     [
+      "a scale-down window the HPA refuses",
+      { replicas: { min: 1, max: 2 }, scaleDownAfterSeconds: 3601 },
+      "scaleDownAfterSeconds",
+      /at most 1h/,
+    ],
+    [
       "a Prometheus by ftp",
       { replicas: { min: 1, max: 2 }, prometheusUrl: "ftp://p:9090" },
       "prometheusUrl",
