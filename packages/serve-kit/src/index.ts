@@ -1,20 +1,7 @@
 // The public surface of @finetune-studio/serve-kit. What only the studio-serve CLI needs is in
 // ./internal-entry.ts (`@finetune-studio/serve-kit/internal`, not API); the helpers in ./internal/ are not API.
 
-export {
-  checkScaleSignals,
-  checkScalingRange,
-  DEFAULT_SCALE_SIGNALS,
-  durationText,
-  isElastic,
-  parseDuration,
-  parseScaleSignals,
-  parseScalingRange,
-  SCALE_SIGNAL_NAMES,
-  type ScaleSignals,
-  type ScalingRange,
-  scaleSignalsText,
-} from "./autoscale/index.js";
+export { DEFAULT_SCALE_SIGNALS, type ScaleSignals, type ScalingRange } from "./autoscale/index.js";
 export {
   arrivalTimesMs,
   type BenchMetrics,
@@ -148,8 +135,6 @@ export { buildStackDashboard, type DashboardConfigMap } from "./stack/dashboard-
 export { buildLoraAdapterResource, buildLoraAdapterResources } from "./stack/lora-adapter-resource.js";
 export {
   buildStackScaledObject,
-  KEDA_COOLDOWN_PERIOD_SECONDS,
-  KEDA_POLLING_INTERVAL_SECONDS,
   type ScaledObjectTrigger,
   type StackScaledObject,
 } from "./stack/scaled-object.js";
@@ -161,16 +146,12 @@ export {
   type StackCommands,
 } from "./stack/stack-commands.js";
 export {
-  DEFAULT_PROMETHEUS_URL,
-  DEFAULT_SCALE_DOWN_AFTER_SECONDS,
   STACK_OPTION_LIST,
   STACK_OPTIONS,
-  STACK_ROUTINGS,
   type StackCli,
   type StackDefault,
   type StackOption,
   type StackOptionKey,
-  stackDefaultText,
 } from "./stack/stack-option-table.js";
 export type {
   LoraAdapterResource,

@@ -1,7 +1,9 @@
 // @finetune-studio/serve-kit/internal: what only the studio-serve CLI needs (how it addresses the HAProxy it
-// runs, sizes its front door by what vLLM batches, reads safetensors headers, checks its listen flags). Not API: it may change in
+// runs, sizes its front door by what vLLM batches, reads safetensors headers, checks its listen flags, parses an
+// elastic fleet's words for launch and stack). Not API: it may change in
 // any release. It is built on its own (tsdown.config.ts), and its errors are the public entry's class.
 
+export { durationText, parseDuration, parseScaleSignals, parseScalingRange } from "./autoscale/index.js";
 export {
   connectionsWithinFileLimit,
   defaultMaxConnections,
