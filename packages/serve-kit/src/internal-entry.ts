@@ -17,3 +17,5 @@ export { checkObjective } from "./monitoring/slo-rules.js";
 export { vllmDefaultOf, vllmDefaultText } from "./options/engine-options.js";
 export { safetensorsHeaderBytes, safetensorsLmHeadBytes } from "./plan/index.js";
 export { checkRoutingPolicy, checkSessionHeader } from "./routing.js";
+export { DEFAULT_SECRET_SOURCES } from "./stack/stack-commands.js";
+export { DEFAULT_API_KEY_SECRET } from "./stack/stack-option-table.js";

@@ -82,6 +82,8 @@ describe("the public surface", () => {
   it("leaves what only the CLI needs to the internal entry, and nothing to both", () => {
     expect(Object.keys(internal).sort()).toEqual([
       "AFFINITY_BACKEND",
+      "DEFAULT_API_KEY_SECRET",
+      "DEFAULT_SECRET_SOURCES",
       "HAPROXY_BACKEND",
       "MAX_FRONT_CONNECTIONS",
       "checkListenAddress",

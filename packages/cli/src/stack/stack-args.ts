@@ -7,6 +7,7 @@ import {
   type StackOptions,
   type StackStorage,
 } from "@finetune-studio/serve-kit";
+import { DEFAULT_API_KEY_SECRET, DEFAULT_SECRET_SOURCES } from "@finetune-studio/serve-kit/internal";
 import { OUT_FLAG } from "../shared/common-flags.js";
 import { ENGINE_FLAGS } from "../shared/engine-flags.js";
 import { describedAs, type Flag, switchFlag, textFlag } from "../shared/flags.js";
@@ -110,7 +111,7 @@ const API_KEY_FILE_FLAG = textFlag("api-key-file", {
 const HF_TOKEN_ENV_FLAG = textFlag("hf-token-env", {
   valueName: "NAME",
   field: "files.hfTokenFrom.env",
-  help: "where kubectl create secret reads the token (default HF_TOKEN)",
+  help: `where kubectl create secret reads the token (default ${DEFAULT_SECRET_SOURCES.hfTokenFrom.env})`,
 });
 const HF_TOKEN_FILE_FLAG = textFlag("hf-token-file", {
   valueName: "PATH",
@@ -118,7 +119,10 @@ const HF_TOKEN_FILE_FLAG = textFlag("hf-token-file", {
   help: "or the file it reads the token from",
 });
 const STACK_KEY_ENV_FLAG = {
-  ...describedAs(SERVE_KEY_FLAG, "where kubectl create secret reads the key (default VLLM_API_KEY)"),
+  ...describedAs(
+    SERVE_KEY_FLAG,
+    `where kubectl create secret reads the key (default ${DEFAULT_SECRET_SOURCES.apiKeyFrom.env})`,
+  ),
   field: "files.apiKeyFrom.env",
 };
 export const SECRET_FLAGS: readonly Flag[] = [
@@ -214,7 +218,7 @@ function tableOptions(parsed: ParsedServeArgs): StackOptions {
 /** Any of the key flags asks for a key; the engines read it from a Secret, never from the values. */
 function defaultApiKeySecret(parsed: ParsedServeArgs, files: StackCommandFiles): StackOptions {
   if (files.apiKeyFrom === undefined || parsed.get(flagOf("apiKeySecret")) !== undefined) return {};
-  return { apiKeySecret: { name: "vllm-api-key", key: "VLLM_API_KEY" } };
+  return { apiKeySecret: { ...DEFAULT_API_KEY_SECRET } };
 }
 
 /** Where `kubectl create secret` reads the key and the token: a variable or a file, one of each. */

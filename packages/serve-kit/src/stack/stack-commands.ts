@@ -68,6 +68,12 @@ export interface StackCommands {
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
+/** Where `kubectl create secret` reads the key and the token when not told: the variables vLLM and the hub read. */
+export const DEFAULT_SECRET_SOURCES = {
+  apiKeyFrom: { env: "VLLM_API_KEY" },
+  hfTokenFrom: { env: "HF_TOKEN" },
+} as const satisfies Record<string, SecretSource>;
+
 /** The files and secret sources the commands read, checked, with their defaults. */
 interface CheckedFiles {
   valuesFile: string;
@@ -114,8 +120,11 @@ function checkFiles(files: StackCommandFiles): CheckedFiles {
     valuesFile: checkFilePath(files.valuesFile ?? "values.yaml", "files.valuesFile"),
     adaptersFile: checkFilePath(files.adaptersFile ?? "adapters.yaml", "files.adaptersFile"),
     scaledObjectFile: checkFilePath(files.scaledObjectFile ?? "scaledobject.yaml", "files.scaledObjectFile"),
-    apiKeyFrom: checkSecretSource(files.apiKeyFrom ?? { env: "VLLM_API_KEY" }, "files.apiKeyFrom"),
-    hfTokenFrom: checkSecretSource(files.hfTokenFrom ?? { env: "HF_TOKEN" }, "files.hfTokenFrom"),
+    apiKeyFrom: checkSecretSource(files.apiKeyFrom ?? DEFAULT_SECRET_SOURCES.apiKeyFrom, "files.apiKeyFrom"),
+    hfTokenFrom: checkSecretSource(
+      files.hfTokenFrom ?? DEFAULT_SECRET_SOURCES.hfTokenFrom,
+      "files.hfTokenFrom",
+    ),
   };
 }
 

@@ -152,6 +152,12 @@ const ifElastic =
   (context: StackContext): V | undefined =>
     context.checked.replicas !== undefined && isElastic(context.checked.replicas) ? fallback : undefined;
 
+/** The Secret a command line's key goes to when only where to read it is given (`--api-key-env`). */
+export const DEFAULT_API_KEY_SECRET: SecretKeyReference = { name: "vllm-api-key", key: "VLLM_API_KEY" };
+/** The key in a `NAME` Secret given without one: the names vLLM and the hub read. */
+const API_KEY_KEY = "VLLM_API_KEY";
+const HF_TOKEN_KEY = "HF_TOKEN";
+
 /** The Prometheus KEDA asks when none is given: the one production-stack's chart and kube-prometheus-stack name. */
 export const DEFAULT_PROMETHEUS_URL = "http://prometheus-operated.monitoring.svc:9090";
 /**
@@ -348,10 +354,12 @@ export const STACK_OPTIONS: { readonly [K in StackOptionKey]: StackOption<K> } =
   apiKeySecret: entry({
     key: "apiKeySecret",
     check: checkSecretReference,
-    default: none("none, or vllm-api-key:VLLM_API_KEY\nwith --api-key-env or --api-key-file"),
+    default: none(
+      `none, or ${DEFAULT_API_KEY_SECRET.name}:${DEFAULT_API_KEY_SECRET.key}\nwith --api-key-env or --api-key-file`,
+    ),
     goes: ["servingEngineSpec.vllmApiKey", "commands"],
     example: { name: "vllm-api-key", key: "VLLM_API_KEY" },
-    cli: flag("--api-key-secret", "NAME[:KEY]", secretReferenceFromText("VLLM_API_KEY")),
+    cli: flag("--api-key-secret", "NAME[:KEY]", secretReferenceFromText(API_KEY_KEY)),
     about: "the Secret clients' key lives in",
   }),
   hfTokenSecret: entry({
@@ -360,8 +368,8 @@ export const STACK_OPTIONS: { readonly [K in StackOptionKey]: StackOption<K> } =
     default: none("none"),
     goes: [`${MODEL_SPEC}.hf_token`, "commands"],
     example: { name: "hf-token", key: "HF_TOKEN" },
-    cli: flag("--hf-token-secret", "NAME[:KEY]", secretReferenceFromText("HF_TOKEN")),
-    about: "a Hugging Face token for gated repositories; KEY is\nHF_TOKEN unless given",
+    cli: flag("--hf-token-secret", "NAME[:KEY]", secretReferenceFromText(HF_TOKEN_KEY)),
+    about: `a Hugging Face token for gated repositories; KEY is\n${HF_TOKEN_KEY} unless given`,
   }),
   storage: entry({
     key: "storage",
