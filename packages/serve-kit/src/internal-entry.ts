@@ -1,5 +1,6 @@
 // @finetune-studio/serve-kit/internal: what only the studio-serve CLI needs (how it addresses the HAProxy it
-// runs, sizes its front door by what vLLM batches, reads safetensors headers, checks its listen flags). Not API: it may change in
+// runs, sizes its front door by what vLLM batches, reads safetensors headers, checks its listen flags, parses an
+// elastic fleet's words for launch and stack). Not API: it may change in
 // any release. It is built on its own (tsdown.config.ts), and its errors are the public entry's class.
 
 // Elastic serving: the autoscaler's rule, the HPA's (to play KEDA's policy in the bench), and the signals the
@@ -39,6 +40,7 @@ export {
   timelineCsv,
 } from "./bench/timeline.js";
 export { type TimelineChartOptions, timelineSvg } from "./bench/timeline-chart.js";
+export { durationText, parseDuration, parseScaleSignals, parseScalingRange } from "./autoscale/index.js";
 export {
   connectionsWithinFileLimit,
   defaultMaxConnections,
@@ -52,3 +54,5 @@ export { checkObjective } from "./monitoring/slo-rules.js";
 export { vllmDefaultOf, vllmDefaultText } from "./options/engine-options.js";
 export { safetensorsHeaderBytes, safetensorsLmHeadBytes } from "./plan/index.js";
 export { checkRoutingPolicy, checkSessionHeader } from "./routing.js";
+export { DEFAULT_SECRET_SOURCES } from "./stack/stack-commands.js";
+export { DEFAULT_API_KEY_SECRET } from "./stack/stack-option-table.js";
