@@ -16,6 +16,15 @@ export {
 } from "./autoscale/decide.js";
 export { HPA_DEFAULTS, type HpaPolicy, type HpaState, hpaSync } from "./autoscale/hpa-rule.js";
 export {
+  durationText,
+  isElastic,
+  parseDuration,
+  parseScaleSignals,
+  parseScalingRange,
+  type ScaleSignals,
+  type ScalingRange,
+} from "./autoscale/index.js";
+export {
   keepSamples,
   longestWindowMs,
   MAX_KEPT_SAMPLES,
@@ -40,7 +49,6 @@ export {
   timelineCsv,
 } from "./bench/timeline.js";
 export { type TimelineChartOptions, timelineSvg } from "./bench/timeline-chart.js";
-export { durationText, parseDuration, parseScaleSignals, parseScalingRange } from "./autoscale/index.js";
 export {
   connectionsWithinFileLimit,
   defaultMaxConnections,

@@ -102,6 +102,7 @@ describe("the public surface", () => {
       "durationText",
       "haproxyServerName",
       "hpaSync",
+      "isElastic",
       "keepSamples",
       "longestWindowMs",
       "parseDuration",

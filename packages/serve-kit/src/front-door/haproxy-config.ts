@@ -54,6 +54,12 @@ export interface HaproxyConfigOptions {
    * code, queues and each instance's state. None when absent.
    */
   metricsPort?: number;
+  /**
+   * Servers from this index on start in maintenance (HAProxy's `disabled`): slots an elastic fleet holds for
+   * instances it may add, readied through the runtime API (`set server ... state ready`) once one serves.
+   * Default: every server is in service.
+   */
+  enabledServers?: number;
 }
 
 /** The most sequences vLLM batches by default, on the largest GPUs (the engine-option table's default). */
@@ -106,6 +112,7 @@ export function haproxyConfig(options: HaproxyConfigOptions): string {
       "routing",
       "sessionHeader",
       "metricsPort",
+      "enabledServers",
     ],
     "the HAProxy config",
   );
@@ -137,6 +144,10 @@ export function haproxyConfig(options: HaproxyConfigOptions): string {
     input.metricsPort === undefined ? undefined : checkPort(input.metricsPort, "metricsPort");
   if (metricsPort !== undefined && metricsPort === listen)
     refuse("metricsPort", "must differ from listen", metricsPort);
+  const enabled =
+    input.enabledServers === undefined
+      ? servers.length
+      : checkEnabledServers(input.enabledServers, servers.length);
   const named = servers.map((server, index) => ({
     name: haproxyServerName(index),
     address: upstreamText(server),
@@ -198,7 +209,12 @@ export function haproxyConfig(options: HaproxyConfigOptions): string {
     "    http-check expect status 200",
     "    # Each instance runs at most --max-num-seqs requests; HAProxy queues the rest for the first free slot.",
     `    default-server check inter 2s fall 2 rise 2 maxconn ${seqs}`,
-    ...named.map(({ name, address }) => `    server ${name} ${address}`),
+    ...(enabled < named.length
+      ? ["    # Slots for instances the fleet may add: out of service until launch readies each one."]
+      : []),
+    ...named.map(
+      ({ name, address }, index) => `    server ${name} ${address}${index < enabled ? "" : " disabled"}`,
+    ),
     ...affinityBackendLines(routing, HAPROXY_BACKEND, named, seqs),
     "",
   ].join("\n");
@@ -207,6 +223,13 @@ export function haproxyConfig(options: HaproxyConfigOptions): string {
 function checkConnections(value: unknown): number {
   if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > MAX_FRONT_CONNECTIONS) {
     refuse("maxConnections", `must be a whole number from 1 to ${MAX_FRONT_CONNECTIONS}`, value);
+  }
+  return value;
+}
+
+function checkEnabledServers(value: unknown, servers: number): number {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > servers) {
+    refuse("enabledServers", `must be a whole number from 1 to the ${servers} servers`, value);
   }
   return value;
 }
