@@ -3,11 +3,13 @@ import { readLaunchSettings } from "../instance/launch-settings.js";
 import type { GpuSource } from "../plan/plan-input.js";
 import { type CliIo, UsageError } from "../shared/io.js";
 import type { ParsedServeArgs } from "../shared/serve-args.js";
+import { Autoscaler } from "./autoscaler.js";
 import { directDoor } from "./direct-door.js";
 import type { Door } from "./door.js";
+import { instanceBatch } from "./front-door-limit.js";
 import { haproxyDoor } from "./haproxy-door.js";
 import { runtimeDirOf } from "./runtime-dir.js";
-import { Supervisor } from "./supervisor.js";
+import { type Scaler, Supervisor } from "./supervisor.js";
 import type { FleetLayout } from "./types.js";
 
 export { frontDoorMetricsPort } from "./haproxy-door.js";
@@ -39,18 +41,43 @@ export async function runFleet(
       helpFor,
     );
   }
-  const extraEnv = layout.runtimeLora ? { VLLM_ALLOW_RUNTIME_LORA_UPDATING: "True" } : {};
+  const sleepy = layout.scaling?.idle === "sleep";
+  const extraEnv = {
+    ...(layout.runtimeLora ? { VLLM_ALLOW_RUNTIME_LORA_UPDATING: "True" } : {}),
+    // vLLM's /sleep and /wake_up exist only in its dev mode; the front door keeps them from callers.
+    ...(sleepy ? { VLLM_SERVER_DEV_MODE: "1" } : {}),
+  };
+  const served = sleepy ? withSleepMode(parsed) : parsed;
   const dir = runtimeDirOf(port, io.env);
   // A launch of one is a launch like another: its directory, state and control socket let `status
   // --launch`, `stop`, `reload` and `adapter` find it, and a launch after a kill stop what it left.
   const door: Door =
     layout.gpus.length === 0
       ? directDoor(plan, extraEnv, io)
-      : await haproxyDoor({ parsed, layout, plan, extraEnv, io, planGpu, helpFor, dir });
+      : await haproxyDoor({ parsed: served, layout, plan, extraEnv, io, planGpu, helpFor, dir });
   if (layout.runtimeLora) {
     io.err(
       "studio-serve: --runtime-lora: vLLM lets anyone who can call it load adapters from paths on this machine; use it on trusted networks only\n",
     );
   }
-  return await new Supervisor(plan, io, dir, apiKey, door).run();
+  const scaling = layout.scaling;
+  let scaler: ((supervisor: Supervisor) => Scaler) | undefined;
+  if (scaling !== undefined) {
+    const batch = await instanceBatch(parsed, planGpu);
+    const fallback = layout.gpus.flatMap((group) => group.split(","));
+    const pool = {
+      listed: layout.gpusFlag === "--gpus" ? fallback : undefined,
+      fallback,
+      perInstance: layout.gpus[0]?.split(",").length ?? 1,
+    };
+    scaler = (supervisor) => new Autoscaler(supervisor, scaling, pool, batch);
+  }
+  return await new Supervisor(plan, io, dir, apiKey, door, scaler).run();
+}
+
+/** vLLM's argv with `--enable-sleep-mode` (once), so a drained instance can sleep instead of stopping. */
+function withSleepMode(parsed: ParsedServeArgs): ParsedServeArgs {
+  const extraArgs = parsed.options.extraArgs ?? [];
+  if (extraArgs.includes("--enable-sleep-mode")) return parsed;
+  return { ...parsed, options: { ...parsed.options, extraArgs: [...extraArgs, "--enable-sleep-mode"] } };
 }

@@ -11,7 +11,7 @@ import type { Balancer, Door } from "./door.js";
 import { frontDoorLimit, instanceBatch } from "./front-door-limit.js";
 import { missingGpus } from "./gpus.js";
 import { type FrontDoor, runtimeSocketOf, startHaproxy } from "./haproxy-child.js";
-import { openRequests, setServerState } from "./haproxy-runtime.js";
+import { openRequests, queuedRequests, setServerState } from "./haproxy-runtime.js";
 import { fleetInstance, type Instance, type Slot } from "./instance.js";
 import type { FleetLayout } from "./types.js";
 
@@ -110,6 +110,7 @@ export function runtimeBalancer(dir: string): Balancer {
   return {
     set: (index, state) => setServerState(socket, index, state),
     openRequests: (index) => openRequests(socket, index),
+    queued: () => queuedRequests(socket),
   };
 }
 

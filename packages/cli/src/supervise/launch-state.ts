@@ -23,6 +23,20 @@ export interface LaunchState {
   /** The port on 127.0.0.1 where the front door's HAProxy serves its own Prometheus metrics; none for a launch of one. */
   metricsPort?: number | undefined;
   instances: RecordedInstance[];
+  /** An elastic fleet's autoscaler: its range and its last decision, with why. */
+  autoscaler?: AutoscalerRecord | undefined;
+}
+
+/** What `status --launch` shows of an elastic fleet's autoscaler. */
+export interface AutoscalerRecord {
+  /** `MIN..MAX`. */
+  range: string;
+  /** up, down or hold; none before its first read of the instances. */
+  action: "up" | "down" | "hold" | "none";
+  /** Why, with the signals that caused it. */
+  reason: string;
+  /** When it decided, milliseconds since the epoch. */
+  atMs: number;
 }
 
 export interface RecordedInstance {
@@ -68,11 +82,26 @@ export function readLaunchState(dir: string): LaunchState | undefined {
           typeof instance.gpu === "string" &&
           (instance.state === undefined || INSTANCE_STATES.includes(instance.state)),
       ) &&
-      (value.metricsPort === undefined || Number.isInteger(value.metricsPort));
+      (value.metricsPort === undefined || Number.isInteger(value.metricsPort)) &&
+      (value.autoscaler === undefined || isAutoscalerRecord(value.autoscaler));
     return valid ? value : undefined;
   } catch {
     return undefined;
   }
+}
+
+function isAutoscalerRecord(value: unknown): value is AutoscalerRecord {
+  const record = value as AutoscalerRecord;
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof record.range === "string" &&
+    /^\d{1,2}\.\.\d{1,2}$/.test(record.range) &&
+    ["up", "down", "hold", "none"].includes(record.action) &&
+    typeof record.reason === "string" &&
+    record.reason.length <= 1000 &&
+    Number.isFinite(record.atMs)
+  );
 }
 
 function isGroup(value: unknown): value is RecordedGroup {

@@ -6,17 +6,24 @@ import type { LaunchSettings } from "../instance/launch-settings.js";
 import { describeExit, reportLastLines } from "../instance/report.js";
 import { ExitCode } from "../shared/exit-codes.js";
 import type { CliIo } from "../shared/io.js";
+import { messageOf } from "../shared/messages.js";
 import { changeAdapter, reapplyAdapters } from "./adapters.js";
 import { type ControlRequest, serveControl } from "./control.js";
 import type { Balancer, Door } from "./door.js";
 import { type DrainOutcome, untilDrained } from "./drain.js";
 import type { Instance, InstanceHooks } from "./instance.js";
 import { crashedEvent } from "./instance-start.js";
-import { recordGroup, writeLaunchState } from "./launch-state.js";
+import { type AutoscalerRecord, recordGroup, writeLaunchState } from "./launch-state.js";
 import { reload } from "./reload.js";
 import { controlSocketOf, makeRuntimeDir } from "./runtime-dir.js";
 import { withSignalsOwned } from "./signals.js";
 import type { Fleet, RunningReload } from "./types.js";
+
+/** What runs beside an elastic fleet once it serves (autoscaler.ts), and what it last decided. */
+export interface Scaler {
+  run(): Promise<void>;
+  readonly record: AutoscalerRecord;
+}
 
 /**
  * The one owner of a launch's processes, for a launch of one and a fleet alike (what differs is its Door):
@@ -39,6 +46,7 @@ export class Supervisor implements Fleet {
   #ready = false;
   /** The state file may be written: the directory is launch's and not removed yet. */
   #recording = false;
+  #scaler: Scaler | undefined;
   readonly #hooks: InstanceHooks = {
     changed: () => this.saveState(),
     exited: (instance, exit) => this.#instanceExited(instance, exit),
@@ -50,8 +58,10 @@ export class Supervisor implements Fleet {
     readonly dir: string,
     readonly apiKey: string | undefined,
     door: Door,
+    scaler?: (supervisor: Supervisor) => Scaler,
   ) {
     this.#door = door;
+    this.#scaler = scaler?.(this);
   }
 
   get instances(): readonly Instance[] {
@@ -137,7 +147,12 @@ export class Supervisor implements Fleet {
     if (closed !== undefined || this.stopped.aborted) return closed ?? this.#exitCode ?? ExitCode.Ok;
     this.#ready = true;
     this.#door.announceReady(Math.max(...results.map(Number)));
+    // The autoscaler steers the fleet from here, never in the data path; it ends when launch stops.
+    const scaling = this.#scaler?.run().catch((error) => {
+      this.io.err(`studio-serve: autoscaler: stopped by an error: ${escapeForTerminal(messageOf(error))}\n`);
+    });
     await untilAborted(this.stopped);
+    await scaling;
     return (
       this.#exitCode ??
       (instances.some((instance) => instance.state === "serving") ? ExitCode.Ok : ExitCode.Failure)
@@ -259,6 +274,7 @@ export class Supervisor implements Fleet {
         state: instance.state,
         group: recordGroup(instance.pgid),
       })),
+      ...(this.#scaler === undefined ? {} : { autoscaler: this.#scaler.record }),
     });
   }
 
@@ -291,9 +307,51 @@ export class Supervisor implements Fleet {
   async drainAndStop(instance: Instance, reason: string, say?: (line: string) => void): Promise<boolean> {
     const outcome = await this.drain(instance, say);
     if (outcome === "alone") return false;
+    await this.#remove(instance, reason);
+    return true;
+  }
+
+  /** Its process group stopped and its slot freed. */
+  async #remove(instance: Instance, reason: string): Promise<void> {
     await instance.stop(reason);
-    this.#instances.splice(this.#instances.indexOf(instance), 1);
+    const at = this.#instances.indexOf(instance);
+    if (at >= 0) this.#instances.splice(at, 1);
     this.saveState();
+  }
+
+  /**
+   * The autoscaler's step down with `--idle sleep`: drained as drainAndStop drains it, then put to sleep
+   * (its weights in host memory, its GPU memory freed) and left out of the balancer. One that will not sleep
+   * is stopped instead (said). False when it could not be drained (alone, or launch stopping).
+   */
+  async drainAndSleep(instance: Instance, say: (line: string) => void): Promise<boolean> {
+    const outcome = await this.drain(instance, say);
+    if (outcome === "alone" || outcome === "stopping") return false;
+    try {
+      await instance.sleep(this.stopped);
+    } catch (error) {
+      if (this.stopped.aborted) return false;
+      say(`${instance.name} did not sleep (${escapeForTerminal(messageOf(error))}); stopping it instead`);
+      await this.#remove(instance, "did not sleep");
+    }
+    return true;
+  }
+
+  /**
+   * The autoscaler's step up from sleep: asleep → starting → serving, admitted once it answers a one-token
+   * completion on its own port. A wake that fails (the GPU's memory taken meanwhile) is said and the
+   * instance stopped, its slot freed, never retried: false, and the caller starts one cold instead.
+   */
+  async wake(instance: Instance, say: (line: string) => void): Promise<boolean> {
+    try {
+      await instance.wake(this.stopped);
+    } catch (error) {
+      if (this.stopped.aborted) return false;
+      say(`${instance.name}: the wake failed (${escapeForTerminal(messageOf(error))}); stopping it`);
+      await this.#remove(instance, "wake failed");
+      return false;
+    }
+    await this.admit(instance);
     return true;
   }
 
@@ -316,9 +374,7 @@ export class Supervisor implements Fleet {
     this.#instances.splice(index, 0, instance);
     const started = await instance.start(this.stopped);
     if (typeof started !== "number" || !(await reapplyAdapters(this, instance, say))) {
-      await instance.stop("did not come up");
-      this.#instances.splice(this.#instances.indexOf(instance), 1);
-      this.saveState();
+      await this.#remove(instance, "did not come up");
       return undefined;
     }
     await this.admit(instance);

@@ -1,0 +1,105 @@
+import { getFreePortFollowedBy, waitForOutput } from "@finetune-studio/testing";
+import { describe, expect, it } from "vitest";
+import { type LaunchState, readLaunchState } from "./supervise/launch-state.js";
+import { runtimeDirOf } from "./supervise/runtime-dir.js";
+import { loadThrough } from "./test/chat-load.js";
+import { fakeVllmEnv } from "./test/cli-process.js";
+import { FLEET_READY, leftOver, smiListing, startFleet } from "./test/fleet-launch.js";
+import { stoppedAfterEach } from "./test/stopped-after-each.js";
+
+// `launch --instances MIN..MAX` on stand-in vLLMs with vLLM's capacity model (each instance runs 2 requests
+// at once, 25 ms a token, 3 s to load) behind the real HAProxy, on four stand-in GPUs: a load that queues
+// grows the fleet, its end shrinks it, and no request fails on the way. Every wait polls the state file
+// launch writes, against a deadline; nothing sleeps for a fixed time racing the autoscaler.
+
+const running = stoppedAfterEach();
+
+const CAPACITY = { FAKE_VLLM_PRISM: "0", FAKE_VLLM_LOAD_MS: "3000", FAKE_VLLM_TOKEN_MS: "25" };
+const ELASTIC = ["--max-num-seqs", "2", "--scale-on", "queue=2"];
+
+/** Watches the state file every 100 ms: the most instances seen live at once, and GPUs shared, if ever. */
+function watchFleet(dir: string) {
+  let state: LaunchState | undefined;
+  let most = 0;
+  const shared: string[] = [];
+  const timer = setInterval(() => {
+    state = readLaunchState(dir) ?? state;
+    const live = (state?.instances ?? []).filter((one) => one.state !== "stopped" && one.state !== "asleep");
+    most = Math.max(most, live.length);
+    const gpus = live.flatMap((one) => one.gpu.split(","));
+    if (new Set(gpus).size !== gpus.length) shared.push(gpus.join(" "));
+  }, 100);
+  return {
+    get state() {
+      return state;
+    },
+    get most() {
+      return most;
+    },
+    shared,
+    /** Resolves once `done` holds of the state file, or rejects with what it held after `withinMs`. */
+    async until(what: string, done: (state: LaunchState) => boolean, withinMs: number): Promise<number> {
+      const started = Date.now();
+      while (state === undefined || !done(state)) {
+        if (Date.now() - started > withinMs) {
+          throw new Error(`${what} not within ${withinMs / 1000} s; state: ${JSON.stringify(state)}`);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      return Date.now() - started;
+    },
+    stop: () => clearInterval(timer),
+  };
+}
+
+const inState = (state: LaunchState, wanted: string) =>
+  state.instances.filter((one) => one.state === wanted).length;
+
+describe("launch --instances MIN..MAX: the local autoscaler", { timeout: 240_000 }, () => {
+  it("grows on a queue up to MAX on free GPUs only, and back to MIN once it ends, failing no request", async () => {
+    const port = await getFreePortFollowedBy(4);
+    const fake = fakeVllmEnv(CAPACITY);
+    // GPU 1 is a fine-tuning job's: it keeps it.
+    const env = { ...fake.env, PATH: `${smiListing(4, [1])}:${fake.env.PATH}` };
+    const more = [...ELASTIC, "--scale-down-after", "15s"];
+    const proc = startFleet(running, port, env, { instances: "1..3", more });
+    await waitForOutput(proc, FLEET_READY, 120_000);
+    const dir = runtimeDirOf(port, env);
+    const fleet = watchFleet(dir);
+    try {
+      let grewIn = 0;
+      const load = await loadThrough(port, {
+        callers: 12,
+        minimum: 0,
+        triggerAfter: 1,
+        trigger: async () => {
+          grewIn = await fleet.until("a second instance serving", (s) => inState(s, "serving") >= 2, 30_000);
+          await fleet.until("MAX serving", (s) => inState(s, "serving") === 3, 60_000);
+        },
+      });
+      expect(grewIn).toBeLessThan(30_000);
+      expect(load.failed).toBe(0);
+      expect(fleet.most).toBe(3);
+      expect(fleet.shared).toEqual([]);
+      expect(fleet.state?.instances.map((one) => one.gpu).sort()).toEqual(["0", "2", "3"]);
+      expect(proc.output()).toMatch(/autoscaler: scaling up: \d+ waiting .* for 6 s: 1 → 2/);
+
+      // The load ends; a trickle goes on (two callers, which one instance runs at once) through each drain.
+      const trickle = await loadThrough(port, {
+        callers: 2,
+        minimum: 0,
+        triggerAfter: 1,
+        trigger: () => fleet.until("back to MIN", (s) => s.instances.length === 1, 45_000),
+      });
+      expect(trickle.failed).toBe(0);
+      expect(fleet.state?.autoscaler?.range).toBe("1..3");
+      expect(proc.output()).toMatch(/autoscaler: scaling down: one fewer would have fitted for 15 s/);
+      expect(proc.output()).toMatch(/drained and stopped; GPU \d is free/);
+    } finally {
+      fleet.stop();
+    }
+    proc.child.kill("SIGINT");
+    expect(await proc.exited).toBe(0);
+    expect(leftOver([port + 1, port + 2, port + 3], dir)).toEqual([]);
+  });
+});
