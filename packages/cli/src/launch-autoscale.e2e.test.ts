@@ -102,4 +102,69 @@ describe("launch --instances MIN..MAX: the local autoscaler", { timeout: 240_000
     expect(await proc.exited).toBe(0);
     expect(leftOver([port + 1, port + 2, port + 3], dir)).toEqual([]);
   });
+
+  /** A fleet of 1..2 with --idle sleep: grown by a burst, its extra instance asleep, then a new burst. */
+  async function sleepThenWake(extra: NodeJS.ProcessEnv, wakeWithinMs: number) {
+    const port = await getFreePortFollowedBy(3);
+    const fake = fakeVllmEnv({ ...CAPACITY, ...extra });
+    const env = { ...fake.env, PATH: `${smiListing(4)}:${fake.env.PATH}` };
+    const more = [...ELASTIC, "--scale-down-after", "3s", "--idle", "sleep"];
+    const proc = startFleet(running, port, env, { instances: "1..2", more });
+    await waitForOutput(proc, FLEET_READY, 120_000);
+    const dir = runtimeDirOf(port, env);
+    const fleet = watchFleet(dir);
+    const starts = () => proc.output().match(/vLLM started \(pid/g)?.length ?? 0;
+    const burst = (what: string, withinMs: number) =>
+      loadThrough(port, {
+        callers: 12,
+        minimum: 0,
+        triggerAfter: 1,
+        trigger: () => fleet.until(what, (s) => inState(s, "serving") === 2, withinMs),
+      });
+    try {
+      expect((await burst("two serving", 30_000)).failed).toBe(0);
+      const trickle = await loadThrough(port, {
+        callers: 1,
+        minimum: 0,
+        triggerAfter: 1,
+        trigger: () => fleet.until("one asleep", (s) => inState(s, "asleep") === 1, 30_000),
+      });
+      expect(trickle.failed).toBe(0);
+      const sleeper = fleet.state?.instances.find((one) => one.state === "asleep");
+      const startsBefore = starts();
+      expect((await burst("two serving again", wakeWithinMs)).failed).toBe(0);
+      const after = fleet.state?.instances.find((one) => one.port === sleeper?.port);
+      return { proc, fake, sleeper, after, startsBefore, startsAfter: starts(), dir, port };
+    } finally {
+      fleet.stop();
+    }
+  }
+
+  async function stopFleet(run: Awaited<ReturnType<typeof sleepThenWake>>) {
+    run.proc.child.kill("SIGINT");
+    expect(await run.proc.exited).toBe(0);
+    expect(leftOver([run.port + 1, run.port + 2], run.dir)).toEqual([]);
+  }
+
+  it("with --idle sleep puts the extra instance to sleep, out of HAProxy, and wakes the same process within 10 s of new load", async () => {
+    const run = await sleepThenWake({}, 10_000);
+    expect(run.after?.group).toEqual(run.sleeper?.group);
+    expect(run.startsAfter).toBe(run.startsBefore);
+    expect(run.proc.output()).toMatch(/autoscaler: instance 1 \(port \d+\) serves again, woken in/);
+    // No request reached it asleep (the stand-in would have crashed, as vLLM does, and counted it).
+    expect(run.fake.events().map((event) => event.event)).toEqual(["asleep", "awake"]);
+    expect(run.fake.record()?.argv).toContain("--enable-sleep-mode");
+    await stopFleet(run);
+  });
+
+  it("replaces an instance whose wake fails by a cold start on free GPUs, once, not retried", async () => {
+    const run = await sleepThenWake({ FAKE_VLLM_WAKE_FAILS: "1" }, 30_000);
+    expect(run.proc.output()).toMatch(
+      /autoscaler: instance 1 \(port \d+\): the wake failed \(POST \/wake_up answered 500/,
+    );
+    expect(run.after?.group).not.toEqual(run.sleeper?.group);
+    expect(run.startsAfter).toBe(run.startsBefore + 1);
+    expect(run.fake.events().filter((event) => event.event === "wake-failed")).toHaveLength(1);
+    await stopFleet(run);
+  });
 });

@@ -79,7 +79,7 @@ export async function haproxyDoor(input: HaproxyDoorInput): Promise<Door> {
       return await checkGpus(layout, io);
     },
     checkPorts: () => checkPortsFree(settings, io),
-    announceStart: (instances) => announceStart(instances, settings, io),
+    announceStart: (instances) => announceStart(instances, io),
     async open(stop, hooks) {
       group = startHaproxy(haproxyPath, input.dir, settings, io);
       hooks.spawned();
@@ -176,7 +176,7 @@ async function checkPortsFree(door: FrontDoor, io: CliIo): Promise<number | unde
   return undefined;
 }
 
-function announceStart(instances: readonly Instance[], door: FrontDoor, io: CliIo): void {
+function announceStart(instances: readonly Instance[], io: CliIo): void {
   const gpus = instances.map((i) => i.gpu).join(instances.some((i) => i.gpu?.includes(",")) ? " | " : ", ");
   io.err(
     `studio-serve: starting ${instances.length} vLLM instances (GPUs ${gpus}; ports ${instances.map((i) => i.port).join(", ")} on 127.0.0.1)\n`,
