@@ -1,10 +1,13 @@
-import { getFreePortFollowedBy, waitForOutput } from "@finetune-studio/testing";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { getFreePortFollowedBy, startPrometheus, waitForOutput } from "@finetune-studio/testing";
 import { describe, expect, it } from "vitest";
 import { type LaunchState, readLaunchState } from "./supervise/launch-state.js";
 import { runtimeDirOf } from "./supervise/runtime-dir.js";
 import { loadThrough } from "./test/chat-load.js";
-import { fakeVllmEnv } from "./test/cli-process.js";
+import { fakeVllmEnv, tempDir } from "./test/cli-process.js";
 import { FLEET_READY, leftOver, smiListing, startFleet } from "./test/fleet-launch.js";
+import { runCapture } from "./test/run-cli.js";
 import { stoppedAfterEach } from "./test/stopped-after-each.js";
 
 // `launch --instances MIN..MAX` on stand-in vLLMs with vLLM's capacity model (each instance runs 2 requests
@@ -52,6 +55,23 @@ function watchFleet(dir: string) {
   };
 }
 
+/** The vLLM job's targets Prometheus scrapes up, by its own `up` series, polled until `count` or the deadline. */
+async function untilScrapedUp(prometheusUrl: string, count: number, withinMs: number): Promise<number> {
+  const deadline = Date.now() + withinMs;
+  let up = -1;
+  while (Date.now() < deadline) {
+    const query = encodeURIComponent('count(up{job="vllm"} == 1)');
+    const response = await fetch(`${prometheusUrl}/api/v1/query?query=${query}`, {
+      signal: AbortSignal.timeout(5_000),
+    });
+    const body = (await response.json()) as { data: { result: { value: [number, string] }[] } };
+    up = Number(body.data.result[0]?.value[1] ?? 0);
+    if (up === count) return up;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  return up;
+}
+
 const inState = (state: LaunchState, wanted: string) =>
   state.instances.filter((one) => one.state === wanted).length;
 
@@ -66,6 +86,16 @@ describe("launch --instances MIN..MAX: the local autoscaler", { timeout: 240_000
     await waitForOutput(proc, FLEET_READY, 120_000);
     const dir = runtimeDirOf(port, env);
     const fleet = watchFleet(dir);
+    // Debian's Prometheus, started once on `prometheus --launch P`'s files: it must follow the fleet.
+    const out = join(tempDir("monitoring-"), "monitoring");
+    const prometheusArgs = ["prometheus", "--launch", String(port), "--scrape-interval", "1", "--out", out];
+    expect((await runCapture(prometheusArgs, env)).code).toBe(0);
+    expect(readFileSync(join(out, "prometheus.yml"), "utf8")).toContain(
+      `file_sd_configs:\n      - files:\n          - ${join(dir, "prometheus-targets.json")}`,
+    );
+    const { process: prometheus, url: prometheusUrl } = await startPrometheus(out);
+    running.push(prometheus);
+    expect(await untilScrapedUp(prometheusUrl, 1, 60_000)).toBe(1);
     try {
       let grewIn = 0;
       const load = await loadThrough(port, {
@@ -83,6 +113,11 @@ describe("launch --instances MIN..MAX: the local autoscaler", { timeout: 240_000
       expect(fleet.shared).toEqual([]);
       expect(fleet.state?.instances.map((one) => one.gpu).sort()).toEqual(["0", "2", "3"]);
       expect(proc.output()).toMatch(/autoscaler: scaling up: \d+ waiting .* for 6 s: 1 → 2/);
+      const status = await runCapture(["status", "--launch", String(port), "--interval", "1"], env);
+      expect(status.stderr).toMatch(
+        /instances on ports \d+ serving, \d+ serving, \d+ serving; autoscaler 1..3: (hold|up) \(/,
+      );
+      expect(await untilScrapedUp(prometheusUrl, 3, 30_000)).toBe(3);
 
       // The load ends; a trickle goes on (two callers, which one instance runs at once) through each drain.
       const trickle = await loadThrough(port, {
@@ -92,6 +127,7 @@ describe("launch --instances MIN..MAX: the local autoscaler", { timeout: 240_000
         trigger: () => fleet.until("back to MIN", (s) => s.instances.length === 1, 45_000),
       });
       expect(trickle.failed).toBe(0);
+      expect(await untilScrapedUp(prometheusUrl, 1, 30_000)).toBe(1);
       expect(fleet.state?.autoscaler?.range).toBe("1..3");
       expect(proc.output()).toMatch(/autoscaler: scaling down: one fewer would have fitted for 15 s/);
       expect(proc.output()).toMatch(/drained and stopped; GPU \d is free/);

@@ -90,12 +90,13 @@ async function runPrometheus(args: readonly string[], io: CliIo): Promise<number
   });
   const launched = await launchTargets(parsed.get(LAUNCH_FLAG), io);
   const targets = [...new Set([...parsed.get(TARGET_FLAG), ...launched.instances])];
-  if (targets.length === 0) {
+  if (targets.length === 0 && launched.targetsFile === undefined) {
     throw new UsageError("name the instances: --target host:port (repeat for each), or --launch P");
   }
   const config = prometheusConfig({
     targets,
     ...(launched.frontDoor === undefined ? {} : { frontDoorTargets: [launched.frontDoor] }),
+    ...(launched.targetsFile === undefined ? {} : { targetFiles: [launched.targetsFile] }),
     ...(values["scrape-interval"] === undefined
       ? {}
       : { scrapeIntervalSeconds: numberOrRaw(values["scrape-interval"]) as number }),
@@ -133,11 +134,15 @@ async function runPrometheus(args: readonly string[], io: CliIo): Promise<number
 async function launchTargets(
   port: number | undefined,
   io: CliIo,
-): Promise<{ instances: string[]; frontDoor: string | undefined }> {
+): Promise<{ instances: string[]; frontDoor: string | undefined; targetsFile?: string | undefined }> {
   if (port === undefined) return { instances: [], frontDoor: undefined };
   const launch = await launchUrls(port, io);
   if (launch === undefined) throw new UsageError(`--launch: no launch runs on port ${port} for this user`);
   if (launch.killed !== undefined) io.err(`studio-serve: ${launch.killed}\n`);
+  // An elastic launch's instances come and go: Prometheus reads them from the file the launch rewrites.
+  if (launch.targetsFile !== undefined) {
+    return { instances: [], frontDoor: launch.frontDoorMetrics, targetsFile: launch.targetsFile };
+  }
   return { instances: launch.urls.map((url) => new URL(url).host), frontDoor: launch.frontDoorMetrics };
 }
 

@@ -56,6 +56,24 @@ export function recordGroup(pgid: number | undefined): RecordedGroup | undefined
   return pgid === undefined || startTicks === undefined ? undefined : { pgid, startTicks };
 }
 
+/**
+ * The file of an elastic launch's instances Prometheus discovers (file_sd_configs): rewritten, by a rename,
+ * as instances come and go, so `prometheus --launch P`'s config scrapes them without a restart.
+ */
+export const SCRAPE_TARGETS_FILE = "prometheus-targets.json";
+
+/** The instances with a vLLM answering /metrics (serving, draining or asleep), as file_sd's JSON. */
+export function writeScrapeTargets(dir: string, state: LaunchState): void {
+  const answering = state.instances.filter(
+    (instance) =>
+      instance.state === "serving" || instance.state === "draining" || instance.state === "asleep",
+  );
+  const targets = answering.map((instance) => `127.0.0.1:${instance.port}`);
+  writeFilesTogether(dir, [
+    { name: SCRAPE_TARGETS_FILE, text: `${JSON.stringify([{ targets, labels: {} }])}\n` },
+  ]);
+}
+
 export function writeLaunchState(dir: string, state: LaunchState): void {
   writeFilesTogether(dir, [{ name: STATE_FILE, text: `${JSON.stringify(state)}\n` }]);
 }

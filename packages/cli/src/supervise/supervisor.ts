@@ -13,7 +13,13 @@ import type { Balancer, Door } from "./door.js";
 import { type DrainOutcome, untilDrained } from "./drain.js";
 import type { Instance, InstanceHooks } from "./instance.js";
 import { crashedEvent } from "./instance-start.js";
-import { type AutoscalerRecord, recordGroup, writeLaunchState } from "./launch-state.js";
+import {
+  type AutoscalerRecord,
+  type LaunchState,
+  recordGroup,
+  writeLaunchState,
+  writeScrapeTargets,
+} from "./launch-state.js";
 import { reload } from "./reload.js";
 import { controlSocketOf, makeRuntimeDir } from "./runtime-dir.js";
 import { withSignalsOwned } from "./signals.js";
@@ -262,7 +268,7 @@ export class Supervisor implements Fleet {
   saveState(): void {
     if (!this.#recording) return;
     const { host, port } = this.plan.built.listen;
-    writeLaunchState(this.dir, {
+    const state: LaunchState = {
       launch: { pid: process.pid, startTicks: processStartTicks(process.pid) ?? "0" },
       host,
       port,
@@ -275,7 +281,10 @@ export class Supervisor implements Fleet {
         group: recordGroup(instance.pgid),
       })),
       ...(this.#scaler === undefined ? {} : { autoscaler: this.#scaler.record }),
-    });
+    };
+    writeLaunchState(this.dir, state);
+    // An elastic fleet's instances come and go: Prometheus follows them in a file it watches.
+    if (this.#scaler !== undefined) writeScrapeTargets(this.dir, state);
   }
 
   // The operations reload and the autoscaler move instances by.

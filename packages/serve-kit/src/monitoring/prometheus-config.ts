@@ -21,6 +21,12 @@ export interface PrometheusConfigOptions {
    * `front-door`, apart from the vLLM job, whose `up` series the dashboard's instance variable lists.
    */
   frontDoorTargets?: readonly string[];
+  /**
+   * Files of vLLM targets Prometheus reads by file-based service discovery (absolute paths, `.json`, `.yml`
+   * or `.yaml`): it watches them and scrapes targets added or removed there without a restart (an elastic
+   * `launch` rewrites one as instances come and go). With them, `targets` may be empty.
+   */
+  targetFiles?: readonly string[];
 }
 
 /** The scrape job of the front doors' HAProxy metrics. */
@@ -44,10 +50,15 @@ export function prometheusConfig(options: PrometheusConfigOptions): string {
       "jobName",
       "rulesFile",
       "frontDoorTargets",
+      "targetFiles",
     ],
     "the Prometheus config",
   );
-  const targets = checkTargets(input.targets, "targets");
+  const files = input.targetFiles === undefined ? [] : checkTargetFiles(input.targetFiles);
+  const targets =
+    files.length > 0 && Array.isArray(input.targets) && input.targets.length === 0
+      ? []
+      : checkTargets(input.targets, "targets");
   const frontDoors =
     input.frontDoorTargets === undefined ? [] : checkTargets(input.frontDoorTargets, "frontDoorTargets");
   const scrape = checkSeconds(input.scrapeIntervalSeconds ?? 15, "scrapeIntervalSeconds");
@@ -72,7 +83,9 @@ export function prometheusConfig(options: PrometheusConfigOptions): string {
       {
         job_name: jobName,
         metrics_path: "/metrics",
-        static_configs: [{ targets }],
+        ...(targets.length === 0 ? {} : { static_configs: [{ targets }] }),
+        // Prometheus watches the files (inotify) and re-reads them at this interval in case a change was missed.
+        ...(files.length === 0 ? {} : { file_sd_configs: [{ files, refresh_interval: "30s" }] }),
       },
       ...(frontDoors.length === 0
         ? []
@@ -101,6 +114,22 @@ function checkSeconds(value: unknown, field: string): number {
     refuse(field, "must be an integer from 1 to 3600", value);
   }
   return value;
+}
+
+const TARGET_FILE = /^\/[A-Za-z0-9._/-]{1,400}\.(json|ya?ml)$/;
+
+function checkTargetFiles(value: unknown): string[] {
+  if (!Array.isArray(value)) refuse("targetFiles", "must be a list of file paths", value);
+  return value.map((item: unknown, index) => {
+    if (typeof item !== "string" || !TARGET_FILE.test(item) || item.includes("..")) {
+      refuse(
+        `targetFiles[${index}]`,
+        "must be an absolute path of letters, digits, '.', '_', '-' and '/' ending in .json, .yml or .yaml",
+        item,
+      );
+    }
+    return item;
+  });
 }
 
 function checkTargets(value: unknown, name: string): string[] {
