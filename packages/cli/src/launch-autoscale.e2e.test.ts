@@ -6,7 +6,7 @@ import { type LaunchState, readLaunchState } from "./supervise/launch-state.js";
 import { runtimeDirOf } from "./supervise/runtime-dir.js";
 import { loadThrough } from "./test/chat-load.js";
 import { fakeVllmEnv, tempDir } from "./test/cli-process.js";
-import { FLEET_READY, leftOver, smiListing, startFleet } from "./test/fleet-launch.js";
+import { FLEET_READY, LIGHT_VLLM, leftOver, smiListing, startFleet } from "./test/fleet-launch.js";
 import { runCapture } from "./test/run-cli.js";
 import { stoppedAfterEach } from "./test/stopped-after-each.js";
 
@@ -202,5 +202,35 @@ describe("launch --instances MIN..MAX: the local autoscaler", { timeout: 240_000
     expect(run.startsAfter).toBe(run.startsBefore + 1);
     expect(run.fake.events().filter((event) => event.event === "wake-failed")).toHaveLength(1);
     await stopFleet(run);
+  });
+
+  it("with a range, a rolling reload fails no request, and a SIGKILLed launch's fleet serves on until stop", async () => {
+    const port = await getFreePortFollowedBy(4);
+    const fake = fakeVllmEnv(LIGHT_VLLM);
+    const dir = runtimeDirOf(port, fake.env);
+    const proc = startFleet(running, port, fake.env, { instances: "2..3" });
+    await waitForOutput(proc, FLEET_READY, 120_000);
+    const reload = await loadThrough(port, {
+      minimum: 1_000,
+      triggerAfter: 100,
+      trigger: async () => {
+        proc.child.kill("SIGHUP");
+        await waitForOutput(proc, /reload: done, every instance restarted/, 150_000);
+      },
+    });
+    expect(reload.triggerDone).toBe(true);
+    expect(reload.failed).toBe(0);
+    const killed = await loadThrough(port, {
+      minimum: 1_000,
+      triggerAfter: 100,
+      trigger: async () => {
+        proc.child.kill("SIGKILL");
+        await proc.exited;
+      },
+    });
+    expect(killed.failed).toBe(0);
+    const stopped = await runCapture(["stop", "--port", String(port)], fake.env);
+    expect(stopped.code, stopped.stderr).toBe(0);
+    expect(leftOver([port + 1, port + 2, port + 3], dir)).toEqual([]);
   });
 });
