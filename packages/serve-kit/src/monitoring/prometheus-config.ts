@@ -54,11 +54,7 @@ export function prometheusConfig(options: PrometheusConfigOptions): string {
     ],
     "the Prometheus config",
   );
-  const files = input.targetFiles === undefined ? [] : checkTargetFiles(input.targetFiles);
-  const targets =
-    files.length > 0 && Array.isArray(input.targets) && input.targets.length === 0
-      ? []
-      : checkTargets(input.targets, "targets");
+  const { targets, files } = checkVllmTargets(input);
   const frontDoors =
     input.frontDoorTargets === undefined ? [] : checkTargets(input.frontDoorTargets, "frontDoorTargets");
   const scrape = checkSeconds(input.scrapeIntervalSeconds ?? 15, "scrapeIntervalSeconds");
@@ -114,6 +110,13 @@ function checkSeconds(value: unknown, field: string): number {
     refuse(field, "must be an integer from 1 to 3600", value);
   }
   return value;
+}
+
+/** The vLLM job's targets: listed, discovered from files, or both; at least one listed without files. */
+function checkVllmTargets(input: Record<string, unknown>): { targets: string[]; files: string[] } {
+  const files = input.targetFiles === undefined ? [] : checkTargetFiles(input.targetFiles);
+  const onlyFiles = files.length > 0 && Array.isArray(input.targets) && input.targets.length === 0;
+  return { targets: onlyFiles ? [] : checkTargets(input.targets, "targets"), files };
 }
 
 const TARGET_FILE = /^\/[A-Za-z0-9._/-]{1,400}\.(json|ya?ml)$/;
