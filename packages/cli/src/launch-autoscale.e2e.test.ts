@@ -204,12 +204,17 @@ describe("launch --instances MIN..MAX: the local autoscaler", { timeout: 240_000
     await stopFleet(run);
   });
 
-  it("with a range, a rolling reload fails no request, and a SIGKILLed launch's fleet serves on until stop", async () => {
+  it("with a range, a dead instance is replaced, a rolling reload fails no request, and a SIGKILLed launch's fleet serves on until stop", async () => {
     const port = await getFreePortFollowedBy(4);
     const fake = fakeVllmEnv(LIGHT_VLLM);
     const dir = runtimeDirOf(port, fake.env);
     const proc = startFleet(running, port, fake.env, { instances: "2..3" });
     await waitForOutput(proc, FLEET_READY, 120_000);
+    // An instance that dies frees its slot, and the autoscaler brings the fleet back to MIN.
+    const crashed = readLaunchState(dir)?.instances[1]?.group?.pgid;
+    process.kill(-(crashed as number), "SIGKILL");
+    await waitForOutput(proc, /autoscaler: 1 serving, below the minimum of 2: adding 1/, 30_000);
+    await waitForOutput(proc, /autoscaler: instance 1 \(port \d+\) serves, started in/, 60_000);
     const reload = await loadThrough(port, {
       minimum: 1_000,
       triggerAfter: 100,

@@ -69,6 +69,15 @@ export class Autoscaler implements Scaler {
     while (await sleep(POLL_MS, stop)) {
       // A rolling reload moves the instances itself: the autoscaler waits for it.
       if (this.fleet.reloading !== undefined) continue;
+      const counts = this.#counts();
+      const short = this.settings.min - counts.serving - counts.arriving;
+      if (short > 0) {
+        // An instance crashed (or a wake failed with no GPU left): back to MIN before any rule.
+        this.#say(`${counts.serving} serving, below the minimum of ${this.settings.min}: adding ${short}`);
+        await this.#grow(short);
+        this.#samples = [];
+        continue;
+      }
       const decision = await this.#decide();
       if (decision === undefined || decision.action === "hold" || stop.aborted) continue;
       this.#say(`${decision.action === "up" ? "scaling up" : "scaling down"}: ${decision.reason}`);

@@ -184,10 +184,19 @@ export class Supervisor implements Fleet {
       this.#end(this.#door.exitCodeWhenNoneLeft(exit));
       return;
     }
+    void this.balancer?.set(instance.index, "maint").catch(() => {});
+    if (this.#scaler !== undefined) {
+      // An elastic fleet frees its slot and GPUs: the autoscaler starts another when MIN or the load asks.
+      this.#instances.splice(this.#instances.indexOf(instance), 1);
+      this.saveState();
+      this.io.err(
+        `studio-serve: ${instance.label}the others serve its share; the autoscaler replaces it when MIN or the load asks\n`,
+      );
+      return;
+    }
     this.io.err(
       `studio-serve: ${instance.label}the others serve its share; \`studio-serve reload\` starts it again\n`,
     );
-    void this.balancer?.set(instance.index, "maint").catch(() => {});
   }
 
   #reportExit(instance: Instance, exit: ChildExit): LaunchEvent & { event: "stopped" | "crashed" } {
