@@ -79,8 +79,8 @@ describe("launch --instances MIN..MAX: the local autoscaler", { timeout: 240_000
   it("grows on a queue up to MAX on free GPUs only, and back to MIN once it ends, failing no request", async () => {
     const port = await getFreePortFollowedBy(4);
     const fake = fakeVllmEnv(CAPACITY);
-    // GPU 1 is a fine-tuning job's: it keeps it.
-    const env = { ...fake.env, PATH: `${smiListing(4, [1])}:${fake.env.PATH}` };
+    // GPU 0 is a fine-tuning job's: it keeps it, from the start.
+    const env = { ...fake.env, PATH: `${smiListing(4, [0])}:${fake.env.PATH}` };
     const more = [...ELASTIC, "--scale-down-after", "15s"];
     const proc = startFleet(running, port, env, { instances: "1..3", more });
     await waitForOutput(proc, FLEET_READY, 120_000);
@@ -111,7 +111,7 @@ describe("launch --instances MIN..MAX: the local autoscaler", { timeout: 240_000
       expect(load.failed).toBe(0);
       expect(fleet.most).toBe(3);
       expect(fleet.shared).toEqual([]);
-      expect(fleet.state?.instances.map((one) => one.gpu).sort()).toEqual(["0", "2", "3"]);
+      expect(fleet.state?.instances.map((one) => one.gpu).sort()).toEqual(["1", "2", "3"]);
       expect(proc.output()).toMatch(/autoscaler: scaling up: \d+ waiting .* for 6 s: 1 → 2/);
       const status = await runCapture(["status", "--launch", String(port), "--interval", "1"], env);
       expect(status.stderr).toMatch(

@@ -3,13 +3,12 @@ import { readLaunchSettings } from "../instance/launch-settings.js";
 import type { GpuSource } from "../plan/plan-input.js";
 import { type CliIo, UsageError } from "../shared/io.js";
 import type { ParsedServeArgs } from "../shared/serve-args.js";
-import { Autoscaler } from "./autoscaler.js";
 import { directDoor } from "./direct-door.js";
 import type { Door } from "./door.js";
-import { instanceBatch } from "./front-door-limit.js";
+import { elasticStart } from "./elastic.js";
 import { haproxyDoor } from "./haproxy-door.js";
 import { runtimeDirOf } from "./runtime-dir.js";
-import { type Scaler, Supervisor } from "./supervisor.js";
+import { Supervisor } from "./supervisor.js";
 import type { FleetLayout } from "./types.js";
 
 export { frontDoorMetricsPort } from "./haproxy-door.js";
@@ -41,43 +40,22 @@ export async function runFleet(
       helpFor,
     );
   }
-  const sleepy = layout.scaling?.idle === "sleep";
+  const elastic = await elasticStart(parsed, layout, io, planGpu);
   const extraEnv = {
     ...(layout.runtimeLora ? { VLLM_ALLOW_RUNTIME_LORA_UPDATING: "True" } : {}),
-    // vLLM's /sleep and /wake_up exist only in its dev mode; the front door keeps them from callers.
-    ...(sleepy ? { VLLM_SERVER_DEV_MODE: "1" } : {}),
+    ...elastic.extraEnv,
   };
-  const served = sleepy ? withSleepMode(parsed) : parsed;
   const dir = runtimeDirOf(port, io.env);
   // A launch of one is a launch like another: its directory, state and control socket let `status
   // --launch`, `stop`, `reload` and `adapter` find it, and a launch after a kill stop what it left.
   const door: Door =
     layout.gpus.length === 0
       ? directDoor(plan, extraEnv, io)
-      : await haproxyDoor({ parsed: served, layout, plan, extraEnv, io, planGpu, helpFor, dir });
+      : await haproxyDoor({ ...elastic, plan, extraEnv, io, planGpu, helpFor, dir });
   if (layout.runtimeLora) {
     io.err(
       "studio-serve: --runtime-lora: vLLM lets anyone who can call it load adapters from paths on this machine; use it on trusted networks only\n",
     );
   }
-  const scaling = layout.scaling;
-  let scaler: ((supervisor: Supervisor) => Scaler) | undefined;
-  if (scaling !== undefined) {
-    const batch = await instanceBatch(parsed, planGpu);
-    const fallback = layout.gpus.flatMap((group) => group.split(","));
-    const pool = {
-      listed: layout.gpusFlag === "--gpus" ? fallback : undefined,
-      fallback,
-      perInstance: layout.gpus[0]?.split(",").length ?? 1,
-    };
-    scaler = (supervisor) => new Autoscaler(supervisor, scaling, pool, batch);
-  }
-  return await new Supervisor(plan, io, dir, apiKey, door, scaler).run();
-}
-
-/** vLLM's argv with `--enable-sleep-mode` (once), so a drained instance can sleep instead of stopping. */
-function withSleepMode(parsed: ParsedServeArgs): ParsedServeArgs {
-  const extraArgs = parsed.options.extraArgs ?? [];
-  if (extraArgs.includes("--enable-sleep-mode")) return parsed;
-  return { ...parsed, options: { ...parsed.options, extraArgs: [...extraArgs, "--enable-sleep-mode"] } };
+  return await new Supervisor(plan, io, dir, apiKey, door, elastic.scaler).run();
 }
