@@ -103,6 +103,11 @@ describe("launch --instances MIN..MAX: the local autoscaler", { timeout: 240_000
         minimum: 0,
         triggerAfter: 1,
         trigger: async () => {
+          // While the autoscaler brings an instance up (3 s to load), a reload waits rather than race it.
+          await fleet.until("an instance starting", (s) => inState(s, "starting") >= 1, 30_000);
+          const reload = await runCapture(["reload", "--port", String(port)], env);
+          expect(`${reload.stdout}${reload.stderr}`).toContain("the autoscaler is moving an instance");
+          expect(reload.code).toBe(1);
           grewIn = await fleet.until("a second instance serving", (s) => inState(s, "serving") >= 2, 30_000);
           await fleet.until("MAX serving", (s) => inState(s, "serving") === 3, 60_000);
         },

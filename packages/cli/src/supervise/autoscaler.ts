@@ -45,6 +45,7 @@ export class Autoscaler implements Scaler {
   readonly #unreadable = new Map<number, string>();
   readonly #policy: ScalePolicy;
   #balancerSilent = false;
+  #busy = false;
 
   constructor(
     private readonly fleet: Supervisor,
@@ -74,15 +75,29 @@ export class Autoscaler implements Scaler {
       if (short > 0) {
         // An instance crashed (or a wake failed with no GPU left): back to MIN before any rule.
         this.#say(`${counts.serving} serving, below the minimum of ${this.settings.min}: adding ${short}`);
-        await this.#grow(short);
-        this.#samples = [];
+        await this.#step(() => this.#grow(short));
         continue;
       }
       const decision = await this.#decide();
+      // A reload may have begun while the pages were read: it moves the instances, not the autoscaler.
       if (decision === undefined || decision.action === "hold" || stop.aborted) continue;
+      if (this.fleet.reloading !== undefined) continue;
       this.#say(`${decision.action === "up" ? "scaling up" : "scaling down"}: ${decision.reason}`);
-      if (decision.action === "up") await this.#grow(decision.add);
-      else await this.#shrink();
+      await this.#step(() => (decision.action === "up" ? this.#grow(decision.add) : this.#shrink()));
+    }
+  }
+
+  get busy(): boolean {
+    return this.#busy;
+  }
+
+  /** One step, marked busy (a reload waits for it); the samples start again after it. */
+  async #step(act: () => Promise<void>): Promise<void> {
+    this.#busy = true;
+    try {
+      await act();
+    } finally {
+      this.#busy = false;
       this.#samples = [];
     }
   }

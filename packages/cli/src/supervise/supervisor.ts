@@ -29,6 +29,8 @@ import type { Fleet, RunningReload } from "./types.js";
 export interface Scaler {
   run(): Promise<void>;
   readonly record: AutoscalerRecord;
+  /** A step (an instance starting, waking, draining) is under way: a reload waits for it to end. */
+  readonly busy: boolean;
 }
 
 /**
@@ -229,6 +231,7 @@ export class Supervisor implements Fleet {
   /** SIGHUP: a rolling reload where the instances can drain; a launch of one stops, as on SIGTERM. */
   hangUp(): void {
     if (this.balancer === undefined) this.stopOn("SIGHUP");
+    else if (this.#scaler?.busy) this.io.err(`studio-serve: reload: ${SCALER_BUSY}\n`);
     else void reload(this);
   }
 
@@ -267,6 +270,10 @@ export class Supervisor implements Fleet {
     }
     if (!this.#ready) {
       say("the launch is still starting its instances; try again once it is ready");
+      return false;
+    }
+    if (request.op === "reload" && this.#scaler?.busy) {
+      say(`reload: ${SCALER_BUSY}`);
       return false;
     }
     if (request.op === "reload") return await reload(this, say);
@@ -399,6 +406,8 @@ export class Supervisor implements Fleet {
     return instance;
   }
 }
+
+const SCALER_BUSY = "the autoscaler is moving an instance (see its last line); try again once it is done";
 
 function untilAborted(signal: AbortSignal): Promise<void> {
   return new Promise<void>((resolve) => {
