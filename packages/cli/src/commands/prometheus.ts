@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { escapeForTerminal } from "@finetune-studio/internal";
 import {
   DEFAULT_PROMETHEUS_RULES_FILE,
+  type PrometheusConfigOptions,
   type PrometheusThresholds,
   prometheusConfig,
   prometheusRules,
@@ -90,13 +91,12 @@ async function runPrometheus(args: readonly string[], io: CliIo): Promise<number
   });
   const launched = await launchTargets(parsed.get(LAUNCH_FLAG), io);
   const targets = [...new Set([...parsed.get(TARGET_FLAG), ...launched.instances])];
-  if (targets.length === 0 && launched.targetsFile === undefined) {
+  if (targets.length === 0 && launched.discovered.targetFiles === undefined) {
     throw new UsageError("name the instances: --target host:port (repeat for each), or --launch P");
   }
   const config = prometheusConfig({
     targets,
-    ...(launched.frontDoor === undefined ? {} : { frontDoorTargets: [launched.frontDoor] }),
-    ...(launched.targetsFile === undefined ? {} : { targetFiles: [launched.targetsFile] }),
+    ...launched.discovered,
     ...(values["scrape-interval"] === undefined
       ? {}
       : { scrapeIntervalSeconds: numberOrRaw(values["scrape-interval"]) as number }),
@@ -130,20 +130,27 @@ async function runPrometheus(args: readonly string[], io: CliIo): Promise<number
   return ExitCode.Ok;
 }
 
-/** The instances (host:port) and front door of the launch serving on `port`, read as `status --launch` reads them. */
+/**
+ * The instances (host:port) of the launch serving on `port`, read as `status --launch` reads them, and what the
+ * config finds on its own: its front door, and an elastic launch's file of instances (they come and go).
+ */
 async function launchTargets(
   port: number | undefined,
   io: CliIo,
-): Promise<{ instances: string[]; frontDoor: string | undefined; targetsFile?: string | undefined }> {
-  if (port === undefined) return { instances: [], frontDoor: undefined };
+): Promise<{
+  instances: string[];
+  discovered: Pick<PrometheusConfigOptions, "frontDoorTargets" | "targetFiles">;
+}> {
+  if (port === undefined) return { instances: [], discovered: {} };
   const launch = await launchUrls(port, io);
   if (launch === undefined) throw new UsageError(`--launch: no launch runs on port ${port} for this user`);
   if (launch.killed !== undefined) io.err(`studio-serve: ${launch.killed}\n`);
-  // An elastic launch's instances come and go: Prometheus reads them from the file the launch rewrites.
-  if (launch.targetsFile !== undefined) {
-    return { instances: [], frontDoor: launch.frontDoorMetrics, targetsFile: launch.targetsFile };
-  }
-  return { instances: launch.urls.map((url) => new URL(url).host), frontDoor: launch.frontDoorMetrics };
+  const discovered = {
+    ...(launch.frontDoorMetrics === undefined ? {} : { frontDoorTargets: [launch.frontDoorMetrics] }),
+    ...(launch.targetsFile === undefined ? {} : { targetFiles: [launch.targetsFile] }),
+  };
+  const instances = launch.targetsFile === undefined ? launch.urls.map((url) => new URL(url).host) : [];
+  return { instances, discovered };
 }
 
 const HELP = `studio-serve prometheus: a Prometheus scrape config and alerting rules for vLLM instances.
