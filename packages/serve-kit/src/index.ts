@@ -34,13 +34,7 @@ export {
   haproxyConfig,
 } from "./front-door/haproxy-config.js";
 export { type NginxConfigOptions, nginxConfig } from "./front-door/nginx-config.js";
-export {
-  loraRankRefusal,
-  MAX_LORA_RANKS,
-  type MaxLoraRank,
-  maxLoraRankFor,
-  VLLM_DEFAULT_MAX_LORA_RANK,
-} from "./max-lora-rank.js";
+export { MAX_LORA_RANKS, type MaxLoraRank, maxLoraRankFor } from "./max-lora-rank.js";
 export {
   DEFAULT_DASHBOARD_UID,
   type GrafanaDashboard,

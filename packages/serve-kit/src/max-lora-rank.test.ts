@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { loraRankRefusal, VLLM_DEFAULT_MAX_LORA_RANK } from "./index.js";
+import { loraRankRefusal, VLLM_DEFAULT_MAX_LORA_RANK } from "./max-lora-rank.js";
 
 // vLLM's PEFTHelper.validate_legal: an adapter loads when its r is at most max_lora_rank (16 by default).
 describe("loraRankRefusal", () => {

@@ -87,6 +87,7 @@ describe("the public surface", () => {
       "connectionsWithinFileLimit",
       "defaultMaxConnections",
       "haproxyServerName",
+      "loraRankRefusal",
       "safetensorsHeaderBytes",
       "safetensorsLmHeadBytes",
       "vllmDefaultOf",

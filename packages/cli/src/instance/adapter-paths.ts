@@ -1,7 +1,8 @@
 import { closeSync, openSync, readSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
-import { loraRankRefusal, type ServeOptions } from "@finetune-studio/serve-kit";
+import type { ServeOptions } from "@finetune-studio/serve-kit";
+import { loraRankRefusal } from "@finetune-studio/serve-kit/internal";
 import { UsageError } from "../shared/io.js";
 
 /** What a LoRA adapter path names, read as vLLM reads it. */

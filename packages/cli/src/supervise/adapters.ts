@@ -1,5 +1,5 @@
 import { escapeForTerminal } from "@finetune-studio/internal";
-import { loraRankRefusal } from "@finetune-studio/serve-kit";
+import { loraRankRefusal } from "@finetune-studio/serve-kit/internal";
 import { readAdapterSource } from "../instance/adapter-paths.js";
 import type { ControlRequest } from "./control.js";
 import type { Instance } from "./instance.js";
