@@ -13,12 +13,12 @@ import { stoppedAfterEach } from "./test/stopped-after-each.js";
 
 const running = stoppedAfterEach();
 
-async function launchOne(more: readonly string[]) {
+async function launchOne(more: readonly string[], serve?: readonly string[]) {
   const port = await getFreePort();
   const fake = fakeVllmEnv(LIGHT_VLLM);
   const launchDir = tempDir("launch-cwd-");
-  const base = adapterDir("base", { rank: 8 });
-  const args = ["launch", "lora", "acme/base", "--adapter", `base=${base}`, "--port", String(port)];
+  const lora = ["lora", "acme/base", "--adapter", `base=${adapterDir("base", { rank: 8 })}`];
+  const args = ["launch", ...(serve ?? lora), "--port", String(port)];
   const proc = startCli([...args, "--stop-timeout", "5", ...more], fake.env, launchDir);
   running.push(proc);
   await waitForOutput(proc, /^ready: /m, 60_000);
@@ -67,6 +67,19 @@ describe("adapter load: what vLLM gets is what it can load", { timeout: 180_000 
     );
     expect(wide.output).toMatch(/--max-lora-rank 64 serves it/);
     expect(Object.keys(await servedAdapters(port)).sort()).toEqual(["base", "sql"]);
+  });
+
+  it("on launch full, which vLLM serves without --enable-lora, says no adapter can load and what serves them", async () => {
+    const { port, env } = await launchOne(["--runtime-lora"], ["full", "acme/m"]);
+    const result = await adapter(
+      ["load", "sql", adapterDir("sql"), "--port", String(port)],
+      env,
+      tempDir("caller-cwd-"),
+    );
+    expect(result.code).toBe(1);
+    expect(result.output).toMatch(/serves its model without LoRA .*"LoRA is not enabled"/);
+    expect(result.output).toMatch(/launch lora BASE --adapter NAME=PATH --runtime-lora/);
+    expect(await servedAdapters(port)).toEqual({});
   });
 
   it("on a launch without --runtime-lora, says so and what to do instead of a bare HTTP 404", async () => {

@@ -19,10 +19,19 @@ import { stoppedAfterEach } from "./test/stopped-after-each.js";
 
 const running = stoppedAfterEach();
 
-async function launchFleet(instances: number, extraEnv: NodeJS.ProcessEnv = {}, more: string[] = []) {
+async function launchFleet(
+  instances: number,
+  extraEnv: NodeJS.ProcessEnv = {},
+  more: string[] = [],
+  serve?: readonly string[],
+) {
   const port = await getFreePortFollowedBy(instances + 1); // the instances, then the front door's metrics
   const fake = fakeVllmEnv({ ...LIGHT_VLLM, ...extraEnv });
-  const proc = startFleet(running, port, fake.env, { instances, more });
+  const proc = startFleet(running, port, fake.env, {
+    instances,
+    more,
+    ...(serve === undefined ? {} : { serve }),
+  });
   await waitForOutput(proc, FLEET_READY, 120_000);
   return { proc, port, env: fake.env };
 }
@@ -138,7 +147,8 @@ describe("studio-serve adapter: runtime LoRA on every instance", { timeout: 300_
 
   it("loads and unloads on each instance, reports vLLM's errors, and a reload loads them again", async () => {
     const logDir = tempDir("fleet-logs-");
-    const { port, env, proc } = await launchFleet(2, {}, ["--runtime-lora", "--log-dir", logDir]);
+    const base = ["lora", "acme/m", "--adapter", `support=${adapterDir("support")}`];
+    const { port, env, proc } = await launchFleet(2, {}, ["--runtime-lora", "--log-dir", logDir], base);
     expect(proc.output()).toMatch(/trusted networks only/);
     const sql = adapterDir("sql");
     const load = await runCapture(["adapter", "load", "sql", sql, "--port", String(port)], env);

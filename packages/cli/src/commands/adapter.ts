@@ -59,7 +59,8 @@ function pathForVllm(path: string, io: CliIo): string {
 }
 
 const HELP = `studio-serve adapter: load or unload a LoRA adapter on every vLLM instance of a running
-\`launch ... --instances N --runtime-lora\`, and report each instance's answer.
+\`launch lora ... --runtime-lora\` (one instance or --instances N), and report each instance's answer.
+vLLM loads adapters only with --enable-lora, which launch lora turns on and launch full leaves off.
 
 Usage:
   studio-serve adapter load <name> <path> [--port P]

@@ -61,8 +61,9 @@ export async function changeAdapter(
 
 /**
  * Why no instance would take the change, known before asking them: vLLM serves its LoRA routes only with
- * VLLM_ALLOW_RUNTIME_LORA_UPDATING=True (else a bare 404), reads the adapter from this machine, and refuses
- * one whose rank is above its --max-lora-rank (PEFTHelper.validate_legal).
+ * VLLM_ALLOW_RUNTIME_LORA_UPDATING=True (else a bare 404), loads adapters only with --enable-lora (else
+ * "LoRA is not enabled", the model runner's add_lora), reads the adapter from this machine, and refuses one
+ * whose rank is above its --max-lora-rank (PEFTHelper.validate_legal).
  */
 function adapterRefusal(
   fleet: Fleet,
@@ -73,6 +74,9 @@ function adapterRefusal(
     return `this launch was started without --runtime-lora, so vLLM serves no route to change adapters (it answers only "HTTP 404"): stop it (studio-serve stop --port ${port}) and launch again with --runtime-lora, or name the adapter at start (launch lora BASE --adapter NAME=PATH)`;
   }
   if (request.action === "unload") return undefined;
+  if (!fleet.plan.built.argv.includes("--enable-lora")) {
+    return `this launch serves its model without LoRA (launch full: vLLM runs without --enable-lora and refuses every adapter, "LoRA is not enabled"): stop it and serve the base model with launch lora BASE --adapter NAME=PATH --runtime-lora, which takes more adapters at run time`;
+  }
   const source = readAdapterSource(request.path, fleet.io.env, process.cwd());
   if (source.kind === "refused") return `${request.path}: ${source.problem}`;
   const rankRefusal =
