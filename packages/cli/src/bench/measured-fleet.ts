@@ -8,6 +8,8 @@ export interface MeasuredFleet {
   name: string;
 }
 
+export const ONE_INSTANCE: MeasuredFleet = { instances: 1, name: "one instance" };
+
 /**
  * The instances behind what bench loads, as the launch's state records them: `--launch P`'s, or those of a
  * launch whose front door the URL is; any other URL counts as one instance (bench cannot see behind a
@@ -19,7 +21,7 @@ export async function measuredFleet(
   io: CliIo,
 ): Promise<MeasuredFleet> {
   const count = (await instanceUrls(url, launch, io)).length;
-  if (count <= 1) return { instances: 1, name: "one instance" };
+  if (count <= 1) return ONE_INSTANCE;
   const where = launch === undefined ? `the launch behind ${url}` : `the launch on port ${launch}`;
   return { instances: count, name: `the fleet of ${count} instances of ${where}` };
 }

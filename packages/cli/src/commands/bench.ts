@@ -9,7 +9,7 @@ import {
   latencyChartSvg,
   type SweepPoint,
 } from "@finetune-studio/serve-kit";
-import { type MeasuredFleet, measuredFleet } from "../bench/measured-fleet.js";
+import { type MeasuredFleet, measuredFleet, ONE_INSTANCE } from "../bench/measured-fleet.js";
 import {
   BENCH_FLAGS,
   type BenchRun,
@@ -88,8 +88,9 @@ async function runBench(args: readonly string[], io: CliIo): Promise<number> {
     dataset === undefined
       ? syntheticRequests(model, plan.requests, plan.inputTokens, plan.outputTokens)
       : datasetRequests(dataset, model);
-  // What the run loads, as the launch records it: a sweep through a fleet measures the fleet.
-  const fleet = await measuredFleet(url, parsed.get(LAUNCH_FLAG), io);
+  // What a sweep's capacity measures, as the launch records it: through a fleet's front door, the fleet.
+  const sizing = plan.slo !== undefined && plan.levels.length > 1;
+  const fleet = sizing ? await measuredFleet(url, parsed.get(LAUNCH_FLAG), io) : ONE_INSTANCE;
 
   const stop = new AbortController();
   const onSignal = () => {
