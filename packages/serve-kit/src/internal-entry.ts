@@ -1,5 +1,5 @@
 // @finetune-studio/serve-kit/internal: what only the studio-serve CLI needs (how it addresses the HAProxy it
-// runs, sizes its front door by what vLLM batches, reads safetensors headers, checks its listen flags). Not API: it may change in
+// runs, sizes its front door by what vLLM batches, words vLLM's adapter rank rule, reads safetensors headers, checks its listen flags). Not API: it may change in
 // any release. It is built on its own (tsdown.config.ts), and its errors are the public entry's class.
 
 // Elastic serving: the autoscaler's rule, the HPA's (to play KEDA's policy in the bench), and the signals the
@@ -48,6 +48,7 @@ export {
 } from "./front-door/haproxy-config.js";
 export { AFFINITY_BACKEND } from "./front-door/haproxy-routing.js";
 export { checkListenAddress } from "./listen-address.js";
+export { loraRankRefusal } from "./max-lora-rank.js";
 export { checkObjective } from "./monitoring/slo-rules.js";
 export { vllmDefaultOf, vllmDefaultText } from "./options/engine-options.js";
 export { safetensorsHeaderBytes, safetensorsLmHeadBytes } from "./plan/index.js";

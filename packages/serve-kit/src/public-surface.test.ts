@@ -97,6 +97,7 @@ describe("the public surface", () => {
       "hpaSync",
       "keepSamples",
       "longestWindowMs",
+      "loraRankRefusal",
       "parseStages",
       "readInstanceSignals",
       "safetensorsHeaderBytes",

@@ -108,6 +108,11 @@ export function servingSnippets(): Record<string, Snippet> {
     "fleet-launch": sh(
       fleetSnippet(
         ["full", fullModel.model, "--served-model-name", fullModel.servedModelName ?? ""],
+        [
+          "lora",
+          loraModel.baseModel,
+          ...loraModel.adapters.flatMap((adapter) => ["--adapter", `${adapter.name}=${adapter.path}`]),
+        ],
         balancerPort,
       ),
     ),

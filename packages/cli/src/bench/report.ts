@@ -96,11 +96,15 @@ export function formatFailureReasons(rows: readonly { label: string; metrics: Be
   return lines.length === 0 ? "" : `${lines.join("\n")}\n`;
 }
 
-/** What the sweep says about one instance, and the fleet a target needs. */
+/**
+ * What the sweep says about what it measured (one instance, or a launch's fleet of N together) and per
+ * instance, and the fleet a target needs, sized per instance.
+ */
 export function formatCapacity(
   answer: CapacityAnswer,
   loadName: string,
   targetRps: number | undefined,
+  measured = "one instance",
 ): string {
   const share = `${Math.round(answer.attainment * 100)}% of requests`;
   if (answer.highestLoad === null) {
@@ -110,12 +114,15 @@ export function formatCapacity(
     answer.firstFailingLoad === null
       ? "every load tried met them: the knee lies higher, extend the sweep"
       : `at ${loadText(answer.firstFailingLoad)} they no longer held`;
+  const rps = (answer.requestsPerSecond ?? 0).toFixed(2);
+  const perInstance = (answer.perInstanceRequestsPerSecond ?? 0).toFixed(2);
+  const fleet = answer.measuredInstances > 1;
   const lines = [
-    `capacity: one instance serves ${loadName} ${loadText(answer.highestLoad)} within the SLOs for ${share} (${(answer.requestsPerSecond ?? 0).toFixed(2)} good req/s); ${knee}`,
+    `capacity: ${measured} serves ${loadName} ${loadText(answer.highestLoad)} within the SLOs for ${share} (${rps} good req/s${fleet ? ` together, ${perInstance} per instance` : ""}); ${knee}`,
   ];
   if (targetRps !== undefined && answer.instances !== null) {
     lines.push(
-      `for ${targetRps} req/s: launch --instances ${answer.instances} (or replicaCount ${answer.instances}), each kept ${Math.round(answer.headroom * 100)}% below its measured capacity`,
+      `for ${targetRps} req/s: launch --instances ${answer.instances} (or replicaCount ${answer.instances}), each kept ${Math.round(answer.headroom * 100)}% below its measured capacity${fleet ? ` (${perInstance} good req/s per instance)` : ""}`,
     );
   }
   return `${lines.join("\n")}\n`;

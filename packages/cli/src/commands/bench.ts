@@ -9,6 +9,7 @@ import {
   latencyChartSvg,
   type SweepPoint,
 } from "@finetune-studio/serve-kit";
+import { type MeasuredFleet, measuredFleet, ONE_INSTANCE } from "../bench/measured-fleet.js";
 import {
   BENCH_FLAGS,
   type BenchRun,
@@ -87,6 +88,9 @@ async function runBench(args: readonly string[], io: CliIo): Promise<number> {
     dataset === undefined
       ? syntheticRequests(model, plan.requests, plan.inputTokens, plan.outputTokens)
       : datasetRequests(dataset, model);
+  // What a sweep's capacity measures, as the launch records it: through a fleet's front door, the fleet.
+  const sizing = plan.slo !== undefined && plan.levels.length > 1;
+  const fleet = sizing ? await measuredFleet(url, parsed.get(LAUNCH_FLAG), io) : ONE_INSTANCE;
 
   const stop = new AbortController();
   const onSignal = () => {
@@ -155,7 +159,7 @@ async function runBench(args: readonly string[], io: CliIo): Promise<number> {
     process.off("SIGTERM", onSignal);
   }
   const output = { json: parsed.get(JSON_FLAG), out: parsed.get(OUT_FLAG) };
-  return report(measured, plan, { url, model }, output, io, stop.signal.aborted, prefixCache);
+  return report(measured, plan, { url, model, fleet }, output, io, stop.signal.aborted, prefixCache);
 }
 
 function targetUrl(positionals: readonly string[], launch: number | undefined): string {
@@ -286,7 +290,7 @@ function progressLine(label: string, io: CliIo) {
 function report(
   measured: readonly Measured[],
   plan: BenchRun,
-  target: { url: string; model: string },
+  target: { url: string; model: string; fleet: MeasuredFleet },
   output: { json: boolean; out: string | undefined },
   io: CliIo,
   interrupted: boolean,
@@ -296,6 +300,7 @@ function report(
     plan.slo !== undefined && measured.length > 1
       ? capacityFromSweep(measured, {
           attainment: plan.attainment,
+          instances: target.fleet.instances,
           ...(plan.targetRps === undefined ? {} : { targetRps: plan.targetRps }),
         })
       : undefined;
@@ -327,7 +332,8 @@ function report(
     io.out(formatBenchTable(measured));
     io.out(formatFailureReasons(measured));
     if (prefixCache !== undefined) io.out(formatPrefixCache(prefixCache));
-    if (capacity !== undefined) io.out(formatCapacity(capacity, plan.loadName, plan.targetRps));
+    if (capacity !== undefined)
+      io.out(formatCapacity(capacity, plan.loadName, plan.targetRps, target.fleet.name));
   }
   if (output.out !== undefined) {
     const written = writeResults(output.out, measured, document, plan.loadName, io);

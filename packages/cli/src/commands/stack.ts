@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   buildLoraAdapterResources,
@@ -15,6 +15,7 @@ import { ExitCode } from "../shared/exit-codes.js";
 import { flagHelp } from "../shared/flags.js";
 import { wrapList } from "../shared/help.js";
 import { type CliIo, UsageError } from "../shared/io.js";
+import { makeDirectories } from "../shared/safe-files.js";
 import { quoted } from "../shared/values.js";
 import {
   ENGINE_POD_FLAGS,
@@ -139,7 +140,7 @@ function emit(io: CliIo, out: string | undefined, file: string, yaml: string, co
     );
     return;
   }
-  mkdirSync(out, { recursive: true });
+  makeDirectories(out);
   const path = join(out, file);
   writeFileSync(path, yaml, { mode: 0o644 });
   io.err(`wrote ${path}\n`);
