@@ -145,14 +145,8 @@ export {
   type StackCommandFiles,
   type StackCommands,
 } from "./stack/stack-commands.js";
-export {
-  STACK_OPTION_LIST,
-  STACK_OPTIONS,
-  type StackCli,
-  type StackDefault,
-  type StackOption,
-  type StackOptionKey,
-} from "./stack/stack-option-table.js";
+export { STACK_OPTION_LIST, STACK_OPTIONS } from "./stack/stack-option-table.js";
+export type { StackCli, StackDefault, StackOption, StackOptionKey } from "./stack/stack-option-types.js";
 export type {
   LoraAdapterResource,
   SecretKeyReference,
