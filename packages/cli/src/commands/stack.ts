@@ -38,7 +38,7 @@ const DASHBOARD_FILE = "dashboard.yaml";
 const SCALED_OBJECT_FILE = "scaledobject.yaml";
 const OUTPUTS = ["values", "adapters", "dashboard", "scaledobject"] as const;
 
-/** `studio-serve stack values|adapters|dashboard`: the chart's values, the LoraAdapter resources or the Grafana dashboard's ConfigMap, as YAML. */
+/** `studio-serve stack values|adapters|dashboard|scaledobject`: the chart's values, the LoraAdapter resources, the Grafana dashboard's ConfigMap or the KEDA ScaledObject, as YAML. */
 function runStack(args: readonly string[], io: CliIo): number {
   const [what, ...rest] = args;
   if (what === "--help" || what === "-h") {
@@ -122,7 +122,7 @@ function printScaledObject(parsed: ParsedStackArgs, io: CliIo): number {
 }
 
 function scaledObjectYaml(scaledObject: object): string {
-  return `# KEDA ScaledObject for production-stack's engine Deployment, from studio-serve stack values: the chart cannot carry these triggers.\n${stringify(scaledObject, { lineWidth: 0 })}`;
+  return `# KEDA ScaledObject for production-stack's engine Deployment, from studio-serve stack: the chart cannot carry these triggers.\n${stringify(scaledObject, { lineWidth: 0 })}`;
 }
 
 function printAdapters(parsed: ParsedStackArgs, io: CliIo): number {
