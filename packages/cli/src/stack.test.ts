@@ -136,9 +136,10 @@ describe("studio-serve stack values", () => {
   });
 });
 
-describe("studio-serve stack values --routing, in launch's words", () => {
+describe("studio-serve stack values --routing, in the router's own terms", () => {
   it.each([
     [[], { enableRouter: true, routingLogic: "roundrobin" }],
+    [["--routing", "round-robin"], { enableRouter: true, routingLogic: "roundrobin" }],
     [["--routing", "session"], { enableRouter: true, routingLogic: "session", sessionKey: "x-session-id" }],
     [
       ["--routing", "session", "--session-header", "x-user-id"],
@@ -151,11 +152,18 @@ describe("studio-serve stack values --routing, in launch's words", () => {
     expect(parse(stdout).routerSpec).toEqual(routerSpec);
   });
 
-  it("refuses the router's own words and a header without session routing, naming the flag", async () => {
+  it("refuses the router's own spellings and a header without session routing, naming the flag", async () => {
     const chart = await runCapture(["stack", "values", "full", base, "--routing", "roundrobin"]);
     expect(chart.code).toBe(2);
     expect(chart.stderr).toMatch(
-      /--routing: must be one of least-busy, session, prefix \(given "roundrobin"\)/,
+      /--routing: must be one of round-robin, session, prefix \(given "roundrobin"\)/,
+    );
+    // production-stack's router has no least-busy logic: it was written as roundrobin, which is not least-busy.
+    const leastBusy = await runCapture(["stack", "values", "full", base, "--routing", "least-busy"]);
+    expect(leastBusy.code).toBe(2);
+    expect(leastBusy.stdout).toBe("");
+    expect(leastBusy.stderr).toMatch(
+      /--routing: is not a logic production-stack's router has .*use round-robin \(its roundrobin\), session or prefix/,
     );
     const header = await runCapture(["stack", "values", "full", base, "--session-header", "x-user-id"]);
     expect(header.code).toBe(2);
@@ -224,10 +232,12 @@ describe("studio-serve stack dashboard", () => {
     expect(written.stdout).toContain(`kubectl apply --filename ${file}`);
   });
 
-  it("refuses an unknown output, listing the three", async () => {
+  it("refuses an unknown output, listing the four", async () => {
     const { code, stderr } = await runCapture(["stack", "dashboards", "full", base]);
     expect(code).toBe(2);
-    expect(stderr).toContain('unknown stack output "dashboards": use values, adapters or dashboard');
+    expect(stderr).toContain(
+      'unknown stack output "dashboards": use values, adapters, dashboard or scaledobject',
+    );
   });
 });
 
@@ -239,13 +249,13 @@ describe("studio-serve stack refuses bad input with exit code 2, naming the flag
   });
 
   it.each<[string, string[], RegExp]>([
-    ["no output named", ["stack"], /say what to print: values, adapters or dashboard/],
+    ["no output named", ["stack"], /say what to print: values, adapters, dashboard or scaledobject/],
     ["an unknown output", ["stack", "chart", "full", "m/m"], /unknown stack output "chart"/],
     ["--host, which the chart decides", ["stack", "values", "full", "m/m", "--host", "0.0.0.0"], /--host/],
     [
       "a fractional replica count",
       ["stack", "values", "full", "m/m", "--replicas", "1.5"],
-      /^studio-serve: --replicas: must be an integer/,
+      /^studio-serve: --replicas: must be a whole number N or a range MIN\.\.MAX/,
     ],
     [
       "a bad memory",

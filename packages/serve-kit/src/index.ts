@@ -1,6 +1,7 @@
 // The public surface of @finetune-studio/serve-kit. What only the studio-serve CLI needs is in
 // ./internal-entry.ts (`@finetune-studio/serve-kit/internal`, not API); the helpers in ./internal/ are not API.
 
+export { DEFAULT_SCALE_SIGNALS, type ScaleSignals, type ScalingRange } from "./autoscale/index.js";
 export {
   arrivalTimesMs,
   type BenchMetrics,
@@ -133,12 +134,19 @@ export { LORA_ADAPTER_API_VERSION, VLLM_STACK_CHART } from "./stack/chart.js";
 export { buildStackDashboard, type DashboardConfigMap } from "./stack/dashboard-config-map.js";
 export { buildLoraAdapterResource, buildLoraAdapterResources } from "./stack/lora-adapter-resource.js";
 export {
+  buildStackScaledObject,
+  type ScaledObjectTrigger,
+  type StackScaledObject,
+} from "./stack/scaled-object.js";
+export {
   buildStackCommands,
   type SecretSource,
   type StackCommand,
   type StackCommandFiles,
   type StackCommands,
 } from "./stack/stack-commands.js";
+export { STACK_OPTION_LIST, STACK_OPTIONS } from "./stack/stack-option-table.js";
+export type { StackCli, StackDefault, StackOption, StackOptionKey } from "./stack/stack-option-types.js";
 export type {
   LoraAdapterResource,
   SecretKeyReference,
@@ -146,6 +154,7 @@ export type {
   StackDtype,
   StackModelSpec,
   StackOptions,
+  StackRouting,
   StackRoutingLogic,
   StackStorage,
   StackValues,

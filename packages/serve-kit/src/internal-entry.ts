@@ -1,6 +1,7 @@
 // @finetune-studio/serve-kit/internal: what only the studio-serve CLI needs (how it addresses the HAProxy it
-// runs, sizes its front door by what vLLM batches, words vLLM's adapter rank rule, reads safetensors headers, checks its listen flags). Not API: it may change in
-// any release. It is built on its own (tsdown.config.ts), and its errors are the public entry's class.
+// runs, sizes its front door by what vLLM batches, words vLLM's adapter rank rule, reads safetensors headers,
+// checks its listen flags, parses and steers an elastic fleet). Not API: it may change in any release. It is
+// built on its own (tsdown.config.ts), and its errors are the public entry's class.
 
 // Elastic serving: the autoscaler's rule, the HPA's (to play KEDA's policy in the bench), and the signals the
 // supervisor reads from each instance's /metrics and keeps.
@@ -13,6 +14,7 @@ export {
   type ScaleDecision,
   type ScalePolicy,
 } from "./autoscale/decide.js";
+export { durationText, parseDuration, parseScaleSignals, parseScalingRange } from "./autoscale/index.js";
 export { HPA_DEFAULTS, type HpaPolicy, type HpaState, hpaSync } from "./autoscale/hpa-rule.js";
 export {
   keepSamples,
@@ -53,3 +55,5 @@ export { checkObjective } from "./monitoring/slo-rules.js";
 export { vllmDefaultOf, vllmDefaultText } from "./options/engine-options.js";
 export { safetensorsHeaderBytes, safetensorsLmHeadBytes } from "./plan/index.js";
 export { checkRoutingPolicy, checkSessionHeader } from "./routing.js";
+export { DEFAULT_SECRET_SOURCES } from "./stack/stack-commands.js";
+export { DEFAULT_API_KEY_SECRET } from "./stack/stack-option-table.js";

@@ -4,6 +4,7 @@ import {
   buildDockerCommand,
   buildServeCommand,
   buildStackCommands,
+  buildStackScaledObject,
   buildStackValues,
   computeBenchMetrics,
   DEFAULT_DASHBOARD_UID,
@@ -31,6 +32,21 @@ const recommendations = {
 };
 
 describe("README examples", () => {
+  it("stack autoscaling: the triggers buildStackScaledObject writes", () => {
+    const scaled = buildStackScaledObject(
+      { kind: "full", model: "acme/support-llama-8b", servedModelName: "support" },
+      { replicas: { min: 1, max: 4 }, scaleOn: { queue: 5, kv: 0.8 } },
+    );
+    const [queue, kv] = scaled?.spec.triggers ?? [];
+    expect(readme).toContain(
+      `metricType: "${queue?.metricType}", metadata: { query: '${queue?.metadata.query}', threshold: "5"`,
+    );
+    const [v1] = kv?.metadata.query.split(" or ") ?? [];
+    expect(readme).toContain(
+      `metricType: "${kv?.metricType}", metadata: { query: '${v1} or avg(vllm:gpu_cache_usage_perc{...})', threshold: "0.8"`,
+    );
+  });
+
   it("full model", () => {
     const serve = buildServeCommand({
       kind: "full",

@@ -1,6 +1,7 @@
 import {
   buildLoraAdapterResources,
   buildStackCommands,
+  buildStackScaledObject,
   buildStackValues,
   type FullServeOptions,
   type LoraServeOptions,
@@ -72,10 +73,21 @@ const adaptersOnStack: { config: LoraServeOptions; options: StackOptions; args: 
   ],
 };
 
+/** The full model again, its engines scaled by KEDA between 1 and 4 on vLLM's own signals. */
+const scaledOnStack: { config: FullServeOptions; options: StackOptions; args: string[] } = {
+  config: fullOnStack.config,
+  options: { ...fullOnStack.options, replicas: { min: 1, max: 4 } },
+  args: [...fullOnStack.args.slice(0, 4), "--replicas", "1..4", ...fullOnStack.args.slice(6)],
+};
+
 const yaml = (value: unknown) => stringify(value, { lineWidth: 0 });
 
 /** Runs `studio-serve stack <what> ...` and checks it prints exactly `expected` (after its header comment). */
-function checkedCli(what: "values" | "adapters", args: readonly string[], expected: string): string {
+function checkedCli(
+  what: "values" | "adapters" | "scaledobject",
+  args: readonly string[],
+  expected: string,
+): string {
   const cli = studioServe();
   const printed = cli.run(["stack", what, ...args]).replace(/^#.*\n/, "");
   if (printed !== expected) {
@@ -127,5 +139,26 @@ export function stackSnippets(): Record<string, Snippet> {
     },
     "stack-adapters-apply": { lang: "sh", code: adapterCommands.applyAdapters.shell },
     "stack-update": { lang: "sh", code: [commands.restart.shell, commands.upgrade.shell].join("\n") },
+    ...autoscaleSnippets(),
+  };
+}
+
+function autoscaleSnippets(): Record<string, Snippet> {
+  const { config, options, args } = scaledOnStack;
+  const scaledObject = buildStackScaledObject(config, options);
+  const commands = buildStackCommands(config, options, {
+    valuesFile: "deploy/values.yaml",
+    scaledObjectFile: "deploy/scaledobject.yaml",
+  });
+  if (scaledObject === undefined || !commands.applyScaledObject)
+    throw new Error("a range gives a ScaledObject");
+  checkedCli("scaledobject", args, yaml(scaledObject));
+  return {
+    "stack-autoscale-cli": {
+      lang: "sh",
+      code: checkedCli("values", args, yaml(buildStackValues(config, options))),
+    },
+    "stack-scaledobject": { lang: "yaml", title: "deploy/scaledobject.yaml", code: yaml(scaledObject) },
+    "stack-scaledobject-apply": { lang: "sh", code: commands.applyScaledObject.shell },
   };
 }

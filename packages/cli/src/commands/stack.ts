@@ -4,6 +4,7 @@ import {
   buildLoraAdapterResources,
   buildStackCommands,
   buildStackDashboard,
+  buildStackScaledObject,
   buildStackValues,
   ServeConfigError,
   type StackCommand,
@@ -18,6 +19,7 @@ import { type CliIo, UsageError } from "../shared/io.js";
 import { makeDirectories } from "../shared/safe-files.js";
 import { quoted } from "../shared/values.js";
 import {
+  AUTOSCALE_FLAGS,
   ENGINE_POD_FLAGS,
   type ParsedStackArgs,
   parseStackArgs,
@@ -34,9 +36,10 @@ import type { CliCommand } from "./command-type.js";
 const VALUES_FILE = "values.yaml";
 const ADAPTERS_FILE = "adapters.yaml";
 const DASHBOARD_FILE = "dashboard.yaml";
-const OUTPUTS = ["values", "adapters", "dashboard"] as const;
+const SCALED_OBJECT_FILE = "scaledobject.yaml";
+const OUTPUTS = ["values", "adapters", "dashboard", "scaledobject"] as const;
 
-/** `studio-serve stack values|adapters|dashboard`: the chart's values, the LoraAdapter resources or the Grafana dashboard's ConfigMap, as YAML. */
+/** `studio-serve stack values|adapters|dashboard|scaledobject`: the chart's values, the LoraAdapter resources, the Grafana dashboard's ConfigMap or the KEDA ScaledObject, as YAML. */
 function runStack(args: readonly string[], io: CliIo): number {
   const [what, ...rest] = args;
   if (what === "--help" || what === "-h") {
@@ -46,8 +49,8 @@ function runStack(args: readonly string[], io: CliIo): number {
   if (what === undefined || !OUTPUTS.includes(what as (typeof OUTPUTS)[number])) {
     throw new UsageError(
       what === undefined
-        ? "say what to print: values, adapters or dashboard"
-        : `unknown stack output ${quoted(what)}: use values, adapters or dashboard`,
+        ? "say what to print: values, adapters, dashboard or scaledobject"
+        : `unknown stack output ${quoted(what)}: use values, adapters, dashboard or scaledobject`,
     );
   }
   const parsed = parseStackArgs(what, rest);
@@ -56,8 +59,7 @@ function runStack(args: readonly string[], io: CliIo): number {
     return ExitCode.Ok;
   }
   try {
-    if (what === "values") return printValues(parsed, io);
-    return what === "adapters" ? printAdapters(parsed, io) : printDashboard(parsed, io);
+    return PRINTERS[what as (typeof OUTPUTS)[number]](parsed, io);
   } catch (error) {
     // Name the flag the user typed, not the builder's option.
     const flag = error instanceof ServeConfigError ? STACK_FIELD_FLAGS[error.field] : undefined;
@@ -68,20 +70,35 @@ function runStack(args: readonly string[], io: CliIo): number {
   }
 }
 
+const PRINTERS: Record<(typeof OUTPUTS)[number], (parsed: ParsedStackArgs, io: CliIo) => number> = {
+  values: printValues,
+  adapters: printAdapters,
+  dashboard: printDashboard,
+  scaledobject: printScaledObject,
+};
+
 function printValues(parsed: ParsedStackArgs, io: CliIo): number {
   const { config, options, out } = parsed;
   const files = { ...parsed.files, ...outFiles(out) };
+  // Every builder runs before anything is written: a refused option leaves no file behind.
   const values = buildStackValues(config, options);
+  const scaledObject = buildStackScaledObject(config, options);
   const commands = buildStackCommands(config, options, files);
   const yaml = `# Values for vLLM production-stack's ${VLLM_STACK_CHART.name} chart ${VLLM_STACK_CHART.version}, from studio-serve stack values.\n${stringify(values, { lineWidth: 0 })}`;
-  const steps = commands.installSteps.map((step) =>
-    step === commands.applyAdapters ? withAdaptersNote(step, parsed) : step.shell,
-  );
+  const steps = commands.installSteps.map((step) => {
+    if (step === commands.applyAdapters) return withNote(step, parsed, "adapters", ADAPTERS_FILE);
+    if (step === commands.applyScaledObject && out === undefined)
+      return withNote(step, parsed, "scaledobject", SCALED_OBJECT_FILE);
+    return step.shell;
+  });
   const later = [
     `# try it: ${commands.portForward.shell}   (then http://127.0.0.1:30080/v1)`,
     `# after changing the values: ${commands.upgrade.shell}`,
     `# after re-uploading the weights: ${commands.restart.shell}`,
   ];
+  if (scaledObject !== undefined && out !== undefined) {
+    writeOut(io, out, SCALED_OBJECT_FILE, scaledObjectYaml(scaledObject));
+  }
   emit(io, out, VALUES_FILE, yaml, [...steps, ...later]);
   if (options.apiKeySecret === undefined) {
     io.err(
@@ -89,6 +106,24 @@ function printValues(parsed: ParsedStackArgs, io: CliIo): number {
     );
   }
   return ExitCode.Ok;
+}
+
+/** The KEDA ScaledObject for a range of replicas, on its own (`stack values --out` writes it too). */
+function printScaledObject(parsed: ParsedStackArgs, io: CliIo): number {
+  const { config, options, out } = parsed;
+  const scaledObject = buildStackScaledObject(config, options);
+  if (scaledObject === undefined) {
+    throw new UsageError("--replicas: give a range MIN..MAX for KEDA to scale between", "stack scaledobject");
+  }
+  const commands = buildStackCommands(config, options, { ...parsed.files, ...outFiles(out) });
+  emit(io, out, SCALED_OBJECT_FILE, scaledObjectYaml(scaledObject), [
+    `${commands.applyScaledObject?.shell ?? ""}   # once the chart is installed (studio-serve stack values)`,
+  ]);
+  return ExitCode.Ok;
+}
+
+function scaledObjectYaml(scaledObject: object): string {
+  return `# KEDA ScaledObject for production-stack's engine Deployment, from studio-serve stack: the chart cannot carry these triggers.\n${stringify(scaledObject, { lineWidth: 0 })}`;
 }
 
 function printAdapters(parsed: ParsedStackArgs, io: CliIo): number {
@@ -117,15 +152,19 @@ function printDashboard(parsed: ParsedStackArgs, io: CliIo): number {
   return ExitCode.Ok;
 }
 
-function withAdaptersNote(step: StackCommand, parsed: ParsedStackArgs): string {
-  const where = parsed.out === undefined ? "> adapters.yaml" : `--out ${parsed.out}`;
-  return `${step.shell}   # after: studio-serve stack adapters ${parsed.kind} ... ${where}`;
+function withNote(step: StackCommand, parsed: ParsedStackArgs, output: string, file: string): string {
+  const where = parsed.out === undefined ? `> ${file}` : `--out ${parsed.out}`;
+  return `${step.shell}   # after: studio-serve stack ${output} ${parsed.kind} ... ${where}`;
 }
 
 function outFiles(out: string | undefined) {
   return out === undefined
     ? {}
-    : { valuesFile: join(out, VALUES_FILE), adaptersFile: join(out, ADAPTERS_FILE) };
+    : {
+        valuesFile: join(out, VALUES_FILE),
+        adaptersFile: join(out, ADAPTERS_FILE),
+        scaledObjectFile: join(out, SCALED_OBJECT_FILE),
+      };
 }
 
 /**
@@ -140,17 +179,22 @@ function emit(io: CliIo, out: string | undefined, file: string, yaml: string, co
     );
     return;
   }
+  writeOut(io, out, file, yaml);
+  io.out(`${commands.join("\n")}\n`);
+}
+
+function writeOut(io: CliIo, out: string, file: string, yaml: string): void {
   makeDirectories(out);
   const path = join(out, file);
   writeFileSync(path, yaml, { mode: 0o644 });
   io.err(`wrote ${path}\n`);
-  io.out(`${commands.join("\n")}\n`);
 }
 
 const HELP = `studio-serve stack: run a fine-tuned model on Kubernetes with vLLM production-stack.
 
 Prints values for the ${VLLM_STACK_CHART.name} Helm chart (version ${VLLM_STACK_CHART.version}), its LoraAdapter
-resources or its Grafana dashboard (a ConfigMap), as YAML, and the helm and kubectl commands that use them.
+resources, its Grafana dashboard (a ConfigMap) or a KEDA ScaledObject for its engines,
+as YAML, and the helm and kubectl commands that use them.
 
 Usage:
   studio-serve stack values full <model> [options] [-- vllm options]
@@ -158,6 +202,8 @@ Usage:
   studio-serve stack adapters lora <base> --adapter name=path ... --adapter-loading runtime [options]
   studio-serve stack dashboard full|lora ... [options]   the Grafana dashboard, as a ConfigMap for
                                                          Grafana's dashboard sidecar
+  studio-serve stack scaledobject full|lora ... --replicas MIN..MAX [options]
+                                                         the KEDA ScaledObject alone
 
 What to serve (as for studio-serve command):
 ${flagHelp(STACK_SERVE_FLAGS)}
@@ -167,6 +213,9 @@ ${wrapList(ENGINE_FLAG_LIST)}
 
 Engines:
 ${flagHelp(ENGINE_POD_FLAGS)}
+
+Autoscaling with KEDA (with --replicas MIN..MAX; see the README's Autoscaling):
+${flagHelp(AUTOSCALE_FLAGS)}
 
 Weights on disk (local paths must sit under the mount; give one kind):
 ${flagHelp(STORAGE_FLAGS)}
@@ -191,6 +240,7 @@ export const stack: CliCommand = {
     ["stack values full|lora ... [--out DIR]", "print vllm-stack Helm values for Kubernetes"],
     ["stack adapters lora ... [--out DIR]", "print its LoraAdapter resources"],
     ["stack dashboard full|lora ... [--out DIR]", "print its Grafana dashboard as a ConfigMap"],
+    ["stack scaledobject full|lora ... --replicas MIN..MAX", "print the KEDA ScaledObject for its engines"],
   ],
   help: HELP,
   flags: STACK_FLAGS,

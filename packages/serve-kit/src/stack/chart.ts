@@ -25,3 +25,11 @@ export const CHART_PVC_MOUNT_PATH = "/data";
  * `<release>-<name>-vllm-stack`, is shorter).
  */
 export const CHART_LONGEST_SUFFIX = "-engine-service";
+
+/**
+ * The engine Deployment the chart makes for a model: `<release>-<name>-deployment-vllm`
+ * (helm/templates/deployment-vllm-multi.yaml); rollouts and the KEDA ScaledObject target it.
+ */
+export function chartEngineDeployment(release: string, name: string): string {
+  return `${release}-${name}-deployment-vllm`;
+}

@@ -1,28 +1,33 @@
-import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { VLLM_STACK_CHART } from "../index.js";
-import { LORA_ADAPTER_CRD, VLLM_STACK_FIXTURE_VERSION, VLLM_STACK_KEYS } from "../test/vllm-stack-chart.js";
+import { copyChartRepository, PRODUCTION_STACK_DIR } from "../test/helm.js";
+import {
+  LORA_ADAPTER_CRD,
+  VLLM_STACK_FIXTURE_VERSION,
+  VLLM_STACK_KEYS,
+  valueAt,
+} from "../test/vllm-stack-chart.js";
+import { chartEngineDeployment } from "./chart.js";
 
-// Holds our description of the chart (src/test/vllm-stack-chart.ts) to the real one. Point
-// VLLM_PRODUCTION_STACK_DIR at a checkout of vllm-project/production-stack, or at a bare clone of it (the
-// files are then read from HEAD). Without it these tests are skipped: the chart is not vendored here.
-const repository = process.env.VLLM_PRODUCTION_STACK_DIR;
-if (repository === undefined || repository === "") {
-  console.log(
-    "stack-chart-crosscheck: skipped; set VLLM_PRODUCTION_STACK_DIR to a production-stack checkout or bare clone to run it",
-  );
-}
+// Holds our description of the chart (src/test/vllm-stack-chart.ts) to the real one: a checkout or bare clone
+// of vllm-project/production-stack named by VLLM_PRODUCTION_STACK_DIR (copied out of it), to see whether the
+// chart still agrees. Without it these tests are skipped: the chart is not vendored here.
+let repository: string | undefined;
+beforeAll(() => {
+  if (PRODUCTION_STACK_DIR === undefined) return;
+  repository = mkdtempSync(join(tmpdir(), "studio-chart-crosscheck-"));
+  copyChartRepository(repository);
+});
+afterAll(() => {
+  if (repository !== undefined) rmSync(repository, { recursive: true, force: true });
+});
 
 function readChartFile(path: string): string {
-  const dir = repository ?? "";
-  if (existsSync(join(dir, path))) return readFileSync(join(dir, path), "utf8");
-  return execFileSync("git", ["--git-dir", dir, "show", `HEAD:${path}`], {
-    encoding: "utf8",
-    maxBuffer: 1 << 24,
-  });
+  return readFileSync(join(repository ?? "", path), "utf8");
 }
 
 type Node = Record<string, unknown>;
@@ -38,19 +43,9 @@ function schemaNode(schema: Node, path: string): Node | undefined {
   return node;
 }
 
-function valuesNode(values: unknown, path: string): unknown {
-  let node: unknown = values;
-  for (const part of path.split(".")) {
-    const [key = "", ...items] = part.split("[]");
-    node = (node as Record<string, unknown> | undefined)?.[key];
-    for (const _ of items) node = Array.isArray(node) ? node[0] : undefined;
-  }
-  return node;
-}
-
 const typeSet = (type: unknown) => [...(Array.isArray(type) ? type : [type])].sort();
 
-describe.skipIf(repository === undefined || repository === "")("the fixture against the real chart", () => {
+describe.skipIf(PRODUCTION_STACK_DIR === undefined)("the fixture against the real chart", () => {
   it("describes the chart version the builders pin", () => {
     const chart = parse(readChartFile("helm/Chart.yaml")) as { name: string; version: string };
     expect(chart.name).toBe(VLLM_STACK_CHART.name);
@@ -71,7 +66,7 @@ describe.skipIf(repository === undefined || repository === "")("the fixture agai
         mismatches.push(`${path}: not in values.schema.json`);
         continue;
       }
-      if (valuesNode(values, path) === undefined) mismatches.push(`${path}: not in values.yaml`);
+      if (valueAt(values, path) === undefined) mismatches.push(`${path}: not in values.yaml`);
       if (JSON.stringify(typeSet(node.type)) !== JSON.stringify(typeSet(rule.type))) {
         mismatches.push(
           `${path}: the chart says ${JSON.stringify(node.type)}, the fixture ${JSON.stringify(rule.type)}`,
@@ -84,6 +79,14 @@ describe.skipIf(repository === undefined || repository === "")("the fixture agai
       }
     }
     expect(mismatches).toEqual([]);
+  });
+
+  it("names the engine Deployment as the rollout and the ScaledObject target it", () => {
+    const template = readChartFile("helm/templates/deployment-vllm-multi.yaml");
+    expect(template).toContain('name: "{{ .Release.Name }}-{{$modelSpec.name}}-deployment-vllm"');
+    expect(chartEngineDeployment("{{ .Release.Name }}", "{{$modelSpec.name}}")).toBe(
+      "{{ .Release.Name }}-{{$modelSpec.name}}-deployment-vllm",
+    );
   });
 
   it("gives the LoraAdapter CRD's required fields, known fields and enums", () => {

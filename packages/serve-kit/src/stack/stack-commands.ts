@@ -3,8 +3,9 @@ import { toShellText } from "../internal/shell.js";
 import { hasControlCharacter } from "../internal/text.js";
 import { checkKnownKeys, checkObject, refuse } from "../internal/validate.js";
 import type { ServeOptions } from "../serve-options.js";
-import { VLLM_STACK_CHART } from "./chart.js";
+import { chartEngineDeployment, VLLM_STACK_CHART } from "./chart.js";
 import { type NormalizedStack, normalizeStackOptions } from "./normalize-stack.js";
+import { stackScaledObject } from "./scaled-object.js";
 import type { SecretKeyReference, StackOptions } from "./stack-options.js";
 import { runtimeLoading } from "./stack-values.js";
 
@@ -20,6 +21,8 @@ export interface StackCommandFiles {
   valuesFile?: string;
   /** The file of `LoraAdapter` resources `kubectl apply -f` reads; `adapters.yaml` by default. */
   adaptersFile?: string;
+  /** The KEDA ScaledObject `kubectl apply -f` reads, with a range of replicas; `scaledobject.yaml` by default. */
+  scaledObjectFile?: string;
   /** Where the API key comes from; the `VLLM_API_KEY` environment variable by default. */
   apiKeyFrom?: SecretSource;
   /** Where the Hugging Face token comes from; the `HF_TOKEN` environment variable by default. */
@@ -51,23 +54,41 @@ export interface StackCommands {
   install: StackCommand;
   /** `kubectl apply` of the `LoraAdapter` resources, with runtime adapter loading (after the install). */
   applyAdapters?: StackCommand;
+  /** `kubectl apply` of the KEDA ScaledObject, with a range of replicas (after the install: it targets the chart's Deployment). */
+  applyScaledObject?: StackCommand;
   /** `helm upgrade`: rolls the engines over to changed values (a new image or model, say). */
   upgrade: StackCommand;
   /** `kubectl rollout restart`: restarts the engines one by one, so they load re-uploaded weights. */
   restart: StackCommand;
   /** `kubectl port-forward` to the router, to try it from this machine on http://127.0.0.1:30080/v1. */
   portForward: StackCommand;
-  /** The install, in the order to run it: repository, namespace, Secrets, chart, then adapters. */
+  /** The install, in the order to run it: repository, namespace, Secrets, chart, then adapters and the ScaledObject. */
   installSteps: StackCommand[];
 }
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
+/** Where `kubectl create secret` reads the key and the token when not told: the variables vLLM and the hub read. */
+export const DEFAULT_SECRET_SOURCES = {
+  apiKeyFrom: { env: "VLLM_API_KEY" },
+  hfTokenFrom: { env: "HF_TOKEN" },
+} as const satisfies Record<string, SecretSource>;
+
+/** The files and secret sources the commands read, checked, with their defaults. */
+interface CheckedFiles {
+  valuesFile: string;
+  adaptersFile: string;
+  scaledObjectFile: string;
+  apiKeyFrom: SecretSource;
+  hfTokenFrom: SecretSource;
+}
+
 /**
  * The `helm` and `kubectl` commands that install the chart with `buildStackValues`'s values (and, with
- * runtime adapter loading, apply `buildLoraAdapterResources`'s resources): plain data, argv and shell text.
- * Secret values are read by kubectl from a file or from standard input, never passed in argv. Pure; throws a
- * `ServeConfigError` for bad input.
+ * runtime adapter loading, apply `buildLoraAdapterResources`'s resources; with a range of replicas,
+ * `buildStackScaledObject`'s ScaledObject): plain data, argv and shell text. Secret values are read by
+ * kubectl from a file or from standard input, never passed in argv. Pure; throws a `ServeConfigError` for
+ * bad input.
  */
 export function buildStackCommands(
   config: ServeOptions,
@@ -75,57 +96,8 @@ export function buildStackCommands(
   files: StackCommandFiles = {},
 ): StackCommands {
   const stack = normalizeStackOptions(config, options);
-  checkKnownKeys(
-    checkObject(files, "files"),
-    ["valuesFile", "adaptersFile", "apiKeyFrom", "hfTokenFrom"],
-    "the command files",
-  );
-  const valuesFile = checkFilePath(files.valuesFile ?? "values.yaml", "files.valuesFile");
-  const adaptersFile = checkFilePath(files.adaptersFile ?? "adapters.yaml", "files.adaptersFile");
-  const apiKeyFrom = checkSecretSource(files.apiKeyFrom ?? { env: "VLLM_API_KEY" }, "files.apiKeyFrom");
-  const hfTokenFrom = checkSecretSource(files.hfTokenFrom ?? { env: "HF_TOKEN" }, "files.hfTokenFrom");
-
-  const namespace = stack.namespace === undefined ? [] : ["--namespace", stack.namespace];
-  const chart = `${VLLM_STACK_CHART.repositoryName}/${VLLM_STACK_CHART.name}`;
-  const chartArgs = [chart, "--version", VLLM_STACK_CHART.version, ...namespace, "--values", valuesFile];
-  const commands: Omit<StackCommands, "installSteps"> = {
-    repoAdd: command([
-      "helm",
-      "repo",
-      "add",
-      VLLM_STACK_CHART.repositoryName,
-      VLLM_STACK_CHART.repositoryUrl,
-    ]),
-    repoUpdate: command(["helm", "repo", "update", VLLM_STACK_CHART.repositoryName]),
-    install: command(["helm", "install", stack.release, ...chartArgs]),
-    upgrade: command(["helm", "upgrade", stack.release, ...chartArgs]),
-    restart: command([
-      "kubectl",
-      "rollout",
-      "restart",
-      ...namespace,
-      `deployment/${stack.release}-${stack.name}-deployment-vllm`,
-    ]),
-    portForward: command([
-      "kubectl",
-      "port-forward",
-      ...namespace,
-      `svc/${stack.release}-router-service`,
-      "30080:80",
-    ]),
-  };
-  if (stack.namespace !== undefined) {
-    commands.createNamespace = command(["kubectl", "create", "namespace", stack.namespace]);
-  }
-  if (stack.apiKeySecret !== undefined) {
-    commands.createApiKeySecret = createSecret(stack, stack.apiKeySecret, apiKeyFrom);
-  }
-  if (stack.hfTokenSecret !== undefined) {
-    commands.createHfTokenSecret = createSecret(stack, stack.hfTokenSecret, hfTokenFrom);
-  }
-  if (runtimeLoading(stack)) {
-    commands.applyAdapters = command(["kubectl", "apply", ...namespace, "--filename", adaptersFile]);
-  }
+  const checked = checkFiles(files);
+  const commands = chartCommands(stack, checked);
   const installSteps = [
     commands.repoAdd,
     commands.repoUpdate,
@@ -133,9 +105,79 @@ export function buildStackCommands(
       isDefined,
     ),
     commands.install,
-    ...[commands.applyAdapters].filter(isDefined),
+    ...[commands.applyAdapters, commands.applyScaledObject].filter(isDefined),
   ];
   return { ...commands, installSteps };
+}
+
+function checkFiles(files: StackCommandFiles): CheckedFiles {
+  checkKnownKeys(
+    checkObject(files, "files"),
+    ["valuesFile", "adaptersFile", "scaledObjectFile", "apiKeyFrom", "hfTokenFrom"],
+    "the command files",
+  );
+  return {
+    valuesFile: checkFilePath(files.valuesFile ?? "values.yaml", "files.valuesFile"),
+    adaptersFile: checkFilePath(files.adaptersFile ?? "adapters.yaml", "files.adaptersFile"),
+    scaledObjectFile: checkFilePath(files.scaledObjectFile ?? "scaledobject.yaml", "files.scaledObjectFile"),
+    apiKeyFrom: checkSecretSource(files.apiKeyFrom ?? DEFAULT_SECRET_SOURCES.apiKeyFrom, "files.apiKeyFrom"),
+    hfTokenFrom: checkSecretSource(
+      files.hfTokenFrom ?? DEFAULT_SECRET_SOURCES.hfTokenFrom,
+      "files.hfTokenFrom",
+    ),
+  };
+}
+
+/** Every command, each once; the optional ones only where the stack needs them. */
+function chartCommands(stack: NormalizedStack, files: CheckedFiles): Omit<StackCommands, "installSteps"> {
+  const namespace = stack.namespace === undefined ? [] : ["--namespace", stack.namespace];
+  const chart = `${VLLM_STACK_CHART.repositoryName}/${VLLM_STACK_CHART.name}`;
+  const chartArgs = [
+    chart,
+    "--version",
+    VLLM_STACK_CHART.version,
+    ...namespace,
+    "--values",
+    files.valuesFile,
+  ];
+  const deployment = chartEngineDeployment(stack.release, stack.name);
+  const { repositoryName, repositoryUrl } = VLLM_STACK_CHART;
+  return {
+    repoAdd: command(["helm", "repo", "add", repositoryName, repositoryUrl]),
+    repoUpdate: command(["helm", "repo", "update", repositoryName]),
+    install: command(["helm", "install", stack.release, ...chartArgs]),
+    upgrade: command(["helm", "upgrade", stack.release, ...chartArgs]),
+    restart: command(["kubectl", "rollout", "restart", ...namespace, `deployment/${deployment}`]),
+    portForward: command([
+      "kubectl",
+      "port-forward",
+      ...namespace,
+      `svc/${stack.release}-router-service`,
+      "30080:80",
+    ]),
+    ...optionalCommands(stack, files, namespace),
+  };
+}
+
+function optionalCommands(
+  stack: NormalizedStack,
+  files: CheckedFiles,
+  namespace: string[],
+): Partial<StackCommands> {
+  const apply = (file: string) => command(["kubectl", "apply", ...namespace, "--filename", file]);
+  return {
+    ...(stack.namespace === undefined
+      ? {}
+      : { createNamespace: command(["kubectl", "create", "namespace", stack.namespace]) }),
+    ...(stack.apiKeySecret === undefined
+      ? {}
+      : { createApiKeySecret: createSecret(stack, stack.apiKeySecret, files.apiKeyFrom) }),
+    ...(stack.hfTokenSecret === undefined
+      ? {}
+      : { createHfTokenSecret: createSecret(stack, stack.hfTokenSecret, files.hfTokenFrom) }),
+    ...(runtimeLoading(stack) ? { applyAdapters: apply(files.adaptersFile) } : {}),
+    ...(stackScaledObject(stack) === undefined ? {} : { applyScaledObject: apply(files.scaledObjectFile) }),
+  };
 }
 
 function isDefined<T>(value: T | undefined): value is T {

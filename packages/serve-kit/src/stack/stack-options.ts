@@ -1,5 +1,5 @@
+import type { ScaleSignals, ScalingRange } from "../autoscale/index.js";
 import type { EngineOptionValues, StackVllmConfigKey, VllmDtype } from "../options/engine-options.js";
-import type { RoutingPolicy } from "../routing.js";
 /** A key in a Kubernetes Secret: the chart and the LoRA controller read the value from there, never from values. */
 export interface SecretKeyReference {
   /** The Secret's name (a DNS subdomain: lower-case letters, digits, `-` and `.`). */
@@ -48,6 +48,15 @@ export type StackDtype = VllmDtype;
  */
 export type StackRoutingLogic = "roundrobin" | "session" | "prefixaware";
 
+/**
+ * How production-stack's router picks an engine, in the words `launch` uses where they mean the same:
+ * `round-robin` (its `roundrobin`: each engine in turn), `session` (its `session` logic: one engine per
+ * session header value, the engine with the lowest request rate for a request without one) or `prefix`
+ * (its `prefixaware` logic: the engine that served the longest matching prompt prefix). It has no
+ * least-busy logic (none counts open requests), so `least-busy` is refused.
+ */
+export type StackRouting = "round-robin" | "session" | "prefix";
+
 /** How the adapters of a LoRA serve reach the engines. */
 export type StackAdapterLoading =
   /** `--lora-modules` on every engine, as the local command does: fixed until the next rollout. */
@@ -72,8 +81,20 @@ export interface StackOptions {
   namespace?: string;
   /** The vLLM image, `repository:tag`; `vllm/vllm-openai:latest` by default (pin a tag in production). */
   image?: string;
-  /** Engine pods, 1 by default. */
-  replicas?: number;
+  /**
+   * Engine pods, 1 by default; a range `{ min, max }` (min at least 1) scales them with KEDA on vLLM's own
+   * signals: `buildStackScaledObject` writes the ScaledObject, which the chart cannot carry.
+   */
+  replicas?: number | ScalingRange;
+  /**
+   * With a range: the thresholds past which KEDA adds a pod, waiting requests per pod (`queue`) or the KV
+   * cache's mean usage (`kv`, 0 to 1); `{ queue: 5, kv: 0.8 }` by default (see `DEFAULT_SCALE_SIGNALS`).
+   */
+  scaleOn?: ScaleSignals;
+  /** With a range: the Prometheus KEDA asks, `http://prometheus-operated.monitoring.svc:9090` by default. */
+  prometheusUrl?: string;
+  /** With a range: how long the load stays low before a pod goes (the HPA's scale-down window), 300 by default. */
+  scaleDownAfterSeconds?: number;
   /** GPUs per engine pod, 1 by default; more than one shards the model across them (tensor parallelism). */
   gpusPerReplica?: number;
   /** CPUs requested per engine pod, an integer, 8 by default. */
@@ -93,13 +114,8 @@ export interface StackOptions {
   storage?: StackStorage;
   /** LoRA only: `static` by default. */
   adapterLoading?: StackAdapterLoading;
-  /**
-   * How the router picks an engine, in the words `launch --instances` uses: `least-busy` (the default; the
-   * router has no least-busy logic and rotates, `roundrobin`), `session` (its `session` logic: one engine per
-   * session header value, the least loaded for a request without one) or `prefix` (its `prefixaware` logic:
-   * the engine that served the longest matching prompt prefix).
-   */
-  routing?: RoutingPolicy;
+  /** How the router picks an engine: `round-robin` by default, `session` or `prefix` (see `StackRouting`). */
+  routing?: StackRouting;
   /** The request header that names a session, with `session` routing. Default `x-session-id`. */
   sessionHeader?: string;
   /** The pods' runtime class; the chart's default (`nvidia`) without it. Give `""` for the cluster default. */

@@ -1,9 +1,11 @@
+import { ScaledObject } from "@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   buildLoraAdapterResources,
   buildStackCommands,
+  buildStackScaledObject,
   buildStackValues,
   type LoraAdapter,
   type ServeOptions,
@@ -57,7 +59,13 @@ const stackBase = fc.record(
     release: dnsLabel.map((label) => `r${label}`.slice(0, 12)).filter((label) => !label.endsWith("-")),
     namespace: dnsLabel,
     image: fc.tuple(segment, segment).map(([repo, tag]) => `vllm/${repo.toLowerCase()}:${tag}`),
-    replicas: fc.integer({ min: 1, max: 16 }),
+    // A fixed count, or a range KEDA scales (the values hold its MIN; the ScaledObject is its own resource).
+    replicas: fc.oneof(
+      fc.integer({ min: 1, max: 16 }),
+      fc
+        .tuple(fc.integer({ min: 1, max: 16 }), fc.integer({ min: 0, max: 16 }))
+        .map(([min, more]) => ({ min, max: min + more })),
+    ),
     gpusPerReplica: fc.integer({ min: 1, max: 8 }),
     cpu: fc.integer({ min: 1, max: 128 }),
     memory: fc.integer({ min: 1, max: 1024 }).map((n) => `${n}Gi`),
@@ -65,7 +73,7 @@ const stackBase = fc.record(
     dtype: fc.constantFrom("auto" as const, "half" as const, "bfloat16" as const, "float32" as const),
     prefixCaching: fc.boolean(),
     hfTokenSecret: secret,
-    routing: fc.constantFrom("least-busy" as const, "session" as const, "prefix" as const),
+    routing: fc.constantFrom("round-robin" as const, "session" as const, "prefix" as const),
     runtimeClassName: fc.constantFrom("", "nvidia"),
     startupTimeoutSeconds: fc.integer({ min: 1, max: 86_400 }),
   },
@@ -175,6 +183,30 @@ describe("buildStackValues over generated configurations", () => {
   );
 
   it(
+    "scales a range with a ScaledObject KEDA's own schema accepts, aimed at the Deployment the values make",
+    () => {
+      fc.assert(
+        fc.property(anyCase, ({ config, options }) => {
+          const scaled = buildStackScaledObject(config, options);
+          const { replicas = 1 } = options;
+          const range = typeof replicas === "number" ? { min: replicas, max: replicas } : replicas;
+          expect(scaled === undefined).toBe(range.max === range.min);
+          if (scaled === undefined) return;
+          new ScaledObject(scaled).validate();
+          const [spec] = buildStackValues(config, options).servingEngineSpec.modelSpec;
+          expect(scaled.spec.scaleTargetRef.name).toBe(
+            `${options.release ?? "vllm"}-${spec?.name}-deployment-vllm`,
+          );
+          expect([scaled.spec.minReplicaCount, scaled.spec.maxReplicaCount]).toEqual([range.min, range.max]);
+          expect(JSON.stringify(scaled)).not.toContain("{model=");
+        }),
+        { numRuns: 150 },
+      );
+    },
+    PROPERTY_TIMEOUT_MS,
+  );
+
+  it(
     "serves what the configuration names, and never carries the API key's value",
     () => {
       fc.assert(
@@ -184,7 +216,8 @@ describe("buildStackValues over generated configurations", () => {
           const [spec] = values.servingEngineSpec.modelSpec;
           expect(values.servingEngineSpec.modelSpec).toHaveLength(1);
           expect(spec?.modelURL).toBe(config.kind === "full" ? config.model : config.baseModel);
-          expect(spec?.replicaCount).toBe(options.replicas ?? 1);
+          const { replicas = 1 } = options;
+          expect(spec?.replicaCount).toBe(typeof replicas === "number" ? replicas : replicas.min);
           expect(spec?.requestGPU).toBe(options.gpusPerReplica ?? 1);
           expect(spec?.vllmConfig.tensorParallelSize).toBe(
             (options.gpusPerReplica ?? 1) > 1 ? options.gpusPerReplica : undefined,

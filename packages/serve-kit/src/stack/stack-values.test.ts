@@ -157,10 +157,11 @@ describe("buildStackValues", () => {
   });
 
   it.each([
-    ["least-busy", {}, { routingLogic: "roundrobin" }],
+    ["round-robin (the default)", {}, { routingLogic: "roundrobin" }],
+    ["round-robin", { routing: "round-robin" }, { routingLogic: "roundrobin" }],
     ["session", { routing: "session" }, { routingLogic: "session", sessionKey: "x-session-id" }],
     ["prefix", { routing: "prefix" }, { routingLogic: "prefixaware" }],
-  ] as const)("routing %s: the router's nearest logic, in launch's words", (_, options, want) => {
+  ] as const)("routing %s: the router's logic of that name", (_, options, want) => {
     expect(buildStackValues({ kind: "full", model: "m/m" }, options).routerSpec).toEqual({
       enableRouter: true,
       ...want,
@@ -215,7 +216,16 @@ describe("buildStackValues refuses, naming the field, the rule and what was give
     ["an unknown dtype", { options: { dtype: "fp8" }, field: "dtype", rule: /one of auto/ }],
     [
       "a routing logic needing LMCache",
-      { options: { routing: "kvaware" }, field: "routing", rule: /one of least-busy, session, prefix/ },
+      { options: { routing: "kvaware" }, field: "routing", rule: /one of round-robin, session, prefix/ },
+    ],
+    [
+      // production-stack's router has no logic that counts open requests: least-busy was its roundrobin.
+      "least-busy, which the router does not have",
+      {
+        options: { routing: "least-busy" },
+        field: "routing",
+        rule: /no logic there counts open requests\): use round-robin/,
+      },
     ],
     [
       "a session header without session routing",

@@ -46,7 +46,7 @@ export function stackValues(stack: NormalizedStack): StackValues {
     routerSpec: {
       enableRouter: true,
       routingLogic: stack.routingLogic,
-      ...(stack.sessionKey === undefined ? {} : { sessionKey: stack.sessionKey }),
+      ...(stack.sessionHeader === undefined ? {} : { sessionKey: stack.sessionHeader }),
     },
   };
   if (runtimeLoading(stack)) values.loraController = { enableLoraController: true };
@@ -61,10 +61,11 @@ function modelSpec(stack: NormalizedStack): StackModelSpec {
   const { serve } = stack;
   const spec: StackModelSpec = {
     name: stack.name,
-    repository: stack.repository,
-    tag: stack.tag,
+    repository: stack.image.repository,
+    tag: stack.image.tag,
     modelURL: serve.kind === "full" ? serve.model : serve.baseModel,
-    replicaCount: stack.replicas,
+    // With a range, KEDA takes it from there: the chart starts MIN pods.
+    replicaCount: stack.replicas.min,
     requestCPU: stack.cpu,
     requestMemory: stack.memory,
     requestGPU: stack.gpusPerReplica,

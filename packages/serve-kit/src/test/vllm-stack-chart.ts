@@ -2,7 +2,7 @@
 // (vllm-project/production-stack, helm/values.schema.json and helm/crds/crd-lora-adapter.yaml), written
 // down here in our own terms: the key paths the builders may write, with the JSON types the chart's schema
 // gives each, and the fields the LoraAdapter CRD requires. `stack-chart-crosscheck.test.ts` holds this
-// table to the real chart when a copy of the repository is at hand; the property tests hold the builders'
+// table to the real chart (at a6c01db, in test/fixtures; or a newer copy); the property tests hold the builders'
 // output to the table, refusing any key it does not list (the chart's own schema accepts unknown keys).
 
 export const VLLM_STACK_FIXTURE_VERSION = "0.1.12";
@@ -59,7 +59,7 @@ export const VLLM_STACK_KEYS: Readonly<Record<string, KeyRule>> = {
   "servingEngineSpec.modelSpec[].vllmConfig.dtype": { type: "string" },
   "servingEngineSpec.modelSpec[].vllmConfig.maxLoras": { type: "integer" },
   "servingEngineSpec.modelSpec[].vllmConfig.tensorParallelSize": { type: "integer" },
-  "servingEngineSpec.modelSpec[].vllmConfig.gpuMemoryUtilization": { type: "number" },
+  "servingEngineSpec.modelSpec[].vllmConfig.gpuMemoryUtilization": { type: ["integer", "number", "string"] },
   "servingEngineSpec.modelSpec[].vllmConfig.maxNumSeqs": { type: "integer" },
   "servingEngineSpec.modelSpec[].vllmConfig.extraArgs": { type: "array" },
   "servingEngineSpec.modelSpec[].vllmConfig.extraArgs[]": { type: "string" },
@@ -117,6 +117,17 @@ export const LORA_ADAPTER_CRD = {
 } as const;
 
 type Schema = Record<string, unknown>;
+
+/** The value a fixture path names in plain values (`a.b[].c`: objects, and first items of arrays), if any. */
+export function valueAt(values: unknown, path: string): unknown {
+  let node: unknown = values;
+  for (const part of path.split(".")) {
+    const [key = "", ...items] = part.split("[]");
+    node = (node as Record<string, unknown> | undefined)?.[key];
+    for (const _ of items) node = Array.isArray(node) ? node[0] : undefined;
+  }
+  return node;
+}
 
 function ruleSchema(rule: KeyRule): Schema {
   return { type: rule.type, ...(rule.enum === undefined ? {} : { enum: rule.enum }) };
