@@ -14,8 +14,8 @@ export {
   type ScaleDecision,
   type ScalePolicy,
 } from "./autoscale/decide.js";
-export { durationText, parseDuration, parseScaleSignals, parseScalingRange } from "./autoscale/index.js";
 export { HPA_DEFAULTS, type HpaPolicy, type HpaState, hpaSync } from "./autoscale/hpa-rule.js";
+export { durationText, parseDuration, parseScaleSignals, parseScalingRange } from "./autoscale/index.js";
 export {
   keepSamples,
   longestWindowMs,
