@@ -125,6 +125,12 @@ export function parseServeArgs(
     return { kind, options: full, apiKeyEnv, values, get, flags };
   }
   const adapters = parsed.get(ADAPTER_FLAG).map((text, index) => parseAdapter(text, index, helpFor));
+  if (adapters.length === 0) {
+    throw new UsageError(
+      `lora needs an adapter: add ${ADAPTER_FLAG.usage} (repeat it for more), or serve full <model>`,
+      helpFor,
+    );
+  }
   const lora: ServeOptions = { kind, baseModel: model, adapters, ...common };
   return { kind, options: lora, apiKeyEnv, values, get, flags };
 }
@@ -187,8 +193,13 @@ export function cliField(field: string, flags: readonly Flag[]): string {
 
 /** A builder's rule as the user reads it: "use the maxModelLen option" names the flag, --max-model-len. */
 export function cliRule(rule: string, flags: readonly Flag[]): string {
-  return rule.replace(/\bthe (\w+) option\b/g, (whole, key: string) => {
-    const named = cliField(key, flags);
-    return named === key ? whole : named;
+  const named = rule.replace(/\bthe (\w+) option\b/g, (whole, key: string) => {
+    const flag = cliField(key, flags);
+    return flag === key ? whole : flag;
   });
+  // A library field named bare in a rule (`must be at least maxLoras (4)`): the flag a user types for it.
+  return named.replace(
+    /(?<![\w.'"-])[a-z]+(?:[A-Z][a-z]*)+\b(?![.'"])/g,
+    (key) => flagForField(flags, key) ?? key,
+  );
 }
