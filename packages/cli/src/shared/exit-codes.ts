@@ -19,6 +19,8 @@ export const ExitCode = {
   ModelUnreadable: 4,
   /** A bug: an error the command did not expect (BSD sysexits' EX_SOFTWARE), never a verdict's code. */
   Unexpected: 70,
+  /** Ctrl-C (SIGINT) ended a bench run; what was measured is still reported. (128 + SIGINT's number 2.) */
+  Interrupted: 130,
   /** vLLM was not ready before --timeout; it was stopped. (The code GNU `timeout` uses.) */
   Timeout: 124,
   /** `vllm` is not on PATH. (The code a shell uses for a missing command.) */
