@@ -78,8 +78,14 @@ describe("the public surface", () => {
   it("leaves what only the CLI needs to the internal entry, and nothing to both", () => {
     expect(Object.keys(internal).sort()).toEqual([
       "AFFINITY_BACKEND",
+      "DEFAULT_DASHBOARD_TITLE",
+      "DEFAULT_JOB_NAME",
+      "DEFAULT_READ_TIMEOUT_SECONDS",
+      "DEFAULT_SCRAPE_INTERVAL_SECONDS",
       "HAPROXY_BACKEND",
       "MAX_FRONT_CONNECTIONS",
+      "MIN_FRONT_CONNECTIONS",
+      "THRESHOLD_DEFAULTS",
       "checkListenAddress",
       "checkObjective",
       "checkRoutingPolicy",

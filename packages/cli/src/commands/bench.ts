@@ -2,6 +2,7 @@ import { createChatClient } from "@finetune-studio/client";
 import { type BenchResult, reportBench } from "../bench/bench-output.js";
 import { type BenchTarget, measureConversations, measureLevels } from "../bench/measure-levels.js";
 import {
+  BENCH_ARGS,
   BENCH_FLAGS,
   type BenchRun,
   CONVERSATION_FLAGS,
@@ -18,11 +19,12 @@ import { datasetRequests, syntheticRequests } from "../bench/prompts.js";
 import { unreachableLevels } from "../bench/report.js";
 import { servedModel } from "../bench/served-model.js";
 import { readApiKey } from "../shared/api-key.js";
+import { parseCommand, synopsisOf, usageLines } from "../shared/command-args.js";
 import { API_KEY_ENV_FLAG, JSON_FLAG, LAUNCH_FLAG, OUT_FLAG } from "../shared/common-flags.js";
 import { ExitCode } from "../shared/exit-codes.js";
-import { flagHelp, type ParsedFlags, parseFlags } from "../shared/flags.js";
+import { flagHelp, type ParsedFlags } from "../shared/flags.js";
 import { untilInterrupted } from "../shared/interrupt.js";
-import { type CliIo, UsageError } from "../shared/io.js";
+import type { CliIo } from "../shared/io.js";
 import { serverUrl } from "../shared/values.js";
 import type { CliCommand } from "./command-type.js";
 
@@ -40,7 +42,7 @@ interface BenchAsked {
 
 /** `studio-serve bench URL | --launch P`: load a served model and read its latency, as vLLM's bench does. */
 async function runBench(args: readonly string[], io: CliIo): Promise<number> {
-  const parsed = parseFlags(args, BENCH_FLAGS);
+  const parsed = parseCommand(args, BENCH_ARGS);
   if (parsed.help) {
     io.out(HELP);
     return ExitCode.Ok;
@@ -104,23 +106,15 @@ async function measure(
   return { measured, interrupted: target.signal.aborted, prefixCache };
 }
 
+/** The server: the launch's front door on this machine, or the URL given (the parser saw one of them). */
 function targetUrl(positionals: readonly string[], launch: number | undefined): string {
-  if (launch !== undefined && positionals.length > 0) {
-    throw new UsageError("give a server URL or --launch P, not both");
-  }
-  if (launch !== undefined) return `http://127.0.0.1:${launch}`;
-  if (positionals.length !== 1) {
-    throw new UsageError("name the server to load, e.g. http://127.0.0.1:8000, or --launch P");
-  }
-  return serverUrl(positionals[0] ?? "", "URL");
+  return launch === undefined ? serverUrl(positionals[0] ?? "", "URL") : `http://127.0.0.1:${launch}`;
 }
 
 const HELP = `studio-serve bench: load a served model through its chat API and read its latency, as vLLM's own
 benchmark defines it, and how many instances a traffic needs.
 
-Usage:
-  studio-serve bench URL [options]          e.g. http://127.0.0.1:8000 (or its /v1 base URL)
-  studio-serve bench --launch P [options]   the launch serving on port P of this machine
+${usageLines(BENCH_ARGS)}
 
 Load (--concurrency, --rate or --sweep; --concurrency with a rate caps the requests in flight):
 ${flagHelp(LOAD_FLAGS)}
@@ -147,7 +141,7 @@ end-to-end latency follow vllm bench serve. Ctrl-C ends the run and still report
 
 export const bench: CliCommand = {
   name: "bench",
-  synopsis: [["bench URL|--launch P [--rate R|--concurrency N|--sweep ...]", "measure latency and capacity"]],
+  synopsis: [synopsisOf(BENCH_ARGS, "measure latency and capacity")],
   help: HELP,
   flags: BENCH_FLAGS,
   run: runBench,
