@@ -141,7 +141,8 @@ export const CONTEXT_TOKENS_FLAG = countFlag("context-tokens", {
 });
 export const BENCH_SESSION_HEADER_FLAG = describedAs(
   SESSION_HEADER_FLAG,
-  "with --conversations: send each conversation's id in header NAME, as\n`launch --routing session` reads it (default: no header)",
+  "with --conversations: send each conversation's id in header NAME, as\n`launch --routing session` reads it",
+  "no header",
 );
 export const CONVERSATION_FLAGS = [
   CONVERSATIONS_FLAG,

@@ -21,7 +21,7 @@ import { servedModel } from "../bench/served-model.js";
 import { readApiKey } from "../shared/api-key.js";
 import { parseCommand, synopsisOf, usageLines } from "../shared/command-args.js";
 import { API_KEY_ENV_FLAG, JSON_FLAG, LAUNCH_FLAG, OUT_FLAG } from "../shared/common-flags.js";
-import { ExitCode } from "../shared/exit-codes.js";
+import { ExitCode, exitCodeHelp } from "../shared/exit-codes.js";
 import { flagHelp, type ParsedFlags } from "../shared/flags.js";
 import { untilInterrupted } from "../shared/interrupt.js";
 import type { CliIo } from "../shared/io.js";
@@ -135,8 +135,10 @@ Output:
 ${flagHelp(OUTPUT_FLAGS)}
 
 Token counts come from the server's usage (stream_options.include_usage). TTFT, TPOT, ITL and
-end-to-end latency follow vllm bench serve. Ctrl-C ends the run and still reports what was measured
-(exit 130). The bench warns when this machine, not the server, could not keep the schedule.
+end-to-end latency follow vllm bench serve. Ctrl-C ends the run and still reports what was measured.
+The bench warns when this machine, not the server, could not keep the schedule.
+
+${exitCodeHelp("bench")}
 `;
 
 export const bench: CliCommand = {

@@ -1,12 +1,18 @@
 import { ENGINE_OPTIONS, haproxyConfig, nginxConfig } from "@finetune-studio/serve-kit";
-import { vllmDefaultOf, vllmDefaultText } from "@finetune-studio/serve-kit/internal";
+import {
+  DEFAULT_READ_TIMEOUT_SECONDS,
+  MIN_FRONT_CONNECTIONS,
+  vllmDefaultOf,
+  vllmDefaultText,
+} from "@finetune-studio/serve-kit/internal";
+import { DEFAULT_LISTEN } from "../shared/common-flags.js";
 import { ExitCode } from "../shared/exit-codes.js";
 import {
   type Flag,
   flagHelp,
   listFlag,
+  type ParsedFlags,
   parseFlags,
-  type RawValue,
   refuseExtraWords,
   textFlag,
 } from "../shared/flags.js";
@@ -29,12 +35,14 @@ const LISTEN_FLAG = textFlag("listen", {
 });
 const HOST_FLAG = textFlag("host", {
   valueName: "H",
-  help: "the address it listens on (default 127.0.0.1)",
+  help: "the address it listens on",
+  shows: DEFAULT_LISTEN.host,
   field: "host",
 });
 const READ_TIMEOUT_FLAG = textFlag("read-timeout", {
   valueName: "S",
-  help: "seconds to wait between reads from an instance (default 600)",
+  help: "seconds to wait between reads from an instance",
+  shows: DEFAULT_READ_TIMEOUT_SECONDS,
   field: "readTimeoutSeconds",
 });
 const NUMBER_FIELDS = new Set(["listen", "readTimeoutSeconds", "maxNumSeqs", "maxConnections"]);
@@ -48,12 +56,14 @@ const HAPROXY_FLAGS = [
   READ_TIMEOUT_FLAG,
   textFlag("max-num-seqs", {
     valueName: "N",
-    help: `requests each instance runs at once, vLLM's --max-num-seqs (default\n${vllmDefaultOf("maxNumSeqs")}; ${vllmDefaultText(ENGINE_OPTIONS.maxNumSeqs.vllmDefault)}):\nHAProxy queues the rest for the first free slot`,
+    help: `requests each instance runs at once, vLLM's --max-num-seqs\n(${vllmDefaultText(ENGINE_OPTIONS.maxNumSeqs.vllmDefault)}): HAProxy queues\nthe rest for the first free slot`,
+    shows: vllmDefaultOf("maxNumSeqs"),
     field: "maxNumSeqs",
   }),
   textFlag("max-connections", {
     valueName: "N",
-    help: "connections the front door holds (default 4 x instances x max-num-seqs,\nat least 4096); HAProxy needs two open files for each",
+    help: "connections the front door holds; HAProxy needs two open files for each",
+    shows: `4 x instances x --max-num-seqs, at least ${MIN_FRONT_CONNECTIONS}`,
     field: "maxConnections",
   }),
   textFlag("runtime-socket", {
@@ -67,11 +77,11 @@ const HAPROXY_FLAGS = [
  * The builder's options from the flags given, each under the field its declaration names: the values go
  * raw (numbers as numbers) for the library to check by its own rules, which then name the flag.
  */
-function builderOptions(flags: readonly Flag[], values: Record<string, RawValue>): Record<string, unknown> {
+function builderOptions(flags: readonly Flag[], parsed: ParsedFlags): Record<string, unknown> {
   const options: Record<string, unknown> = {};
   for (const flag of flags) {
-    const value = values[flag.name];
     if (flag.field === undefined) continue;
+    const value = parsed.get(flag);
     if (flag.repeatable === true) options[flag.field] = value ?? [];
     else if (value !== undefined)
       options[flag.field] = NUMBER_FIELDS.has(flag.field) ? numberOrRaw(value) : value;
@@ -91,7 +101,7 @@ function balancerCommand(
       return ExitCode.Ok;
     }
     refuseExtraWords(parsed.positionals);
-    io.out(build(builderOptions(flags, parsed.raw)));
+    io.out(build(builderOptions(flags, parsed)));
     return ExitCode.Ok;
   };
 }

@@ -4,19 +4,26 @@ import { checkObjective } from "@finetune-studio/serve-kit/internal";
 import { sleep } from "../shared/abortable-sleep.js";
 import { readApiKey } from "../shared/api-key.js";
 import {
+  type CommandArgs,
+  parseCommand,
+  positional,
+  synopsisOf,
+  usageLines,
+} from "../shared/command-args.js";
+import {
   API_KEY_ENV_FLAG,
   JSON_FLAG,
   LAUNCH_FLAG,
   OBJECTIVE_FLAG,
+  OBJECTIVE_NEEDS_SLO,
   SLO_FLAG,
 } from "../shared/common-flags.js";
-import { ExitCode } from "../shared/exit-codes.js";
+import { ExitCode, exitCodeHelp } from "../shared/exit-codes.js";
 import {
   countFlag,
   describedAs,
   flagHelp,
   type ParsedFlags,
-  parseFlags,
   secondsFlag,
   switchFlag,
 } from "../shared/flags.js";
@@ -48,8 +55,14 @@ const TIMEOUT_FLAG = secondsFlag("timeout", {
   fallback: 5,
   help: "seconds each look at an instance may take, its /health, /v1/models and\n/metrics reads together; one look never waits longer",
 });
+const STATUS_LAUNCH_FLAG = describedAs(
+  LAUNCH_FLAG,
+  "also every instance of the `launch` serving on port P (one, or N)",
+);
+/** The servers to read, by their URLs. */
+const URLS_ARG = positional("URL", "a server's root, e.g. http://127.0.0.1:8000 (or its /v1 base URL)", true);
 const FLAGS = [
-  describedAs(LAUNCH_FLAG, "also every instance of the `launch` serving on port P (one, or N)"),
+  STATUS_LAUNCH_FLAG,
   WATCH_FLAG,
   COUNT_FLAG,
   INTERVAL_FLAG,
@@ -59,12 +72,24 @@ const FLAGS = [
     SLO_FLAG,
     "show the share of each instance's requests between the two reads within each\ntarget (bench --slo's syntax; counted from vLLM's histogram buckets)",
   ),
-  describedAs(OBJECTIVE_FLAG, "with --slo: the share each instance should reach (default 0.99)"),
+  describedAs(OBJECTIVE_FLAG, "with --slo: the share each instance should reach"),
   describedAs(
     API_KEY_ENV_FLAG,
-    "the key vLLM was started with, for /v1/models (default: VLLM_API_KEY);\nsent only over https or to this machine",
+    "the key vLLM was started with, for /v1/models; sent only over https or to\nthis machine",
   ),
 ];
+
+/** `studio-serve status`'s command line: the servers (or a launch), the flags, and how they go together. */
+const STATUS_ARGS: CommandArgs = {
+  name: "status",
+  positionals: [URLS_ARG],
+  flags: FLAGS,
+  required: {
+    args: [URLS_ARG, STATUS_LAUNCH_FLAG],
+    missing: "name at least one server URL, e.g. http://127.0.0.1:8000, or --launch P",
+  },
+  needs: [{ flag: COUNT_FLAG, needs: WATCH_FLAG, verb: "goes with" }, OBJECTIVE_NEEDS_SLO],
+};
 
 /** Clears the terminal and puts the cursor home, so --watch redraws the table in place. */
 const REDRAW = "\u001b[H\u001b[2J";
@@ -84,7 +109,7 @@ interface StatusAsked {
 
 /** `studio-serve status URL...`: up or down, models and adapters, and the load of each vLLM instance. */
 async function runStatus(args: readonly string[], io: CliIo): Promise<number> {
-  const parsed = parseFlags(args, FLAGS);
+  const parsed = parseCommand(args, STATUS_ARGS);
   if (parsed.help) {
     io.out(HELP);
     return ExitCode.Ok;
@@ -100,15 +125,9 @@ async function runStatus(args: readonly string[], io: CliIo): Promise<number> {
 
 function readStatus(parsed: ParsedFlags, io: CliIo): StatusAsked {
   const given = parsed.positionals.map((text, index) => serverUrl(text, `URL #${index + 1}`));
-  const count = parsed.get(COUNT_FLAG);
-  const watch = parsed.get(WATCH_FLAG);
-  if (count !== undefined && !watch) throw new UsageError("--count: goes with --watch");
   const apiKey = readApiKey(parsed.get(API_KEY_ENV_FLAG), io.env);
   const sloText = parsed.get(SLO_FLAG);
   const objectiveText = parsed.get(OBJECTIVE_FLAG);
-  if (objectiveText !== undefined && sloText === undefined) {
-    throw new UsageError("--objective: goes with --slo, the targets it is the share of");
-  }
   // serve-kit's rules (bench's parser); their errors name the field, which run.ts reports as the flag.
   const slo = sloText === undefined ? undefined : sloTargets(sloText);
   const objective = slo === undefined ? undefined : checkObjective(numberOrRaw(objectiveText));
@@ -118,8 +137,8 @@ function readStatus(parsed: ParsedFlags, io: CliIo): StatusAsked {
     launchPort: parsed.get(LAUNCH_FLAG),
     intervalSeconds,
     intervalMs: intervalSeconds * 1000,
-    count,
-    watch,
+    count: parsed.get(COUNT_FLAG),
+    watch: parsed.get(WATCH_FLAG),
     json: parsed.get(JSON_FLAG),
     objective,
     options: {
@@ -224,9 +243,7 @@ function watchHeader(intervalSeconds: number): string {
 
 const HELP = `studio-serve status: is each vLLM instance up, what it serves, and how loaded it is.
 
-Usage:
-  studio-serve status URL [URL ...] [--watch] [--json] [options]
-  studio-serve status --launch P [URL ...] [options]
+${usageLines(STATUS_ARGS)}
 
 URL is a server's root, e.g. http://127.0.0.1:8000 (or 127.0.0.1:8000, or the base URL clients use,
 http://127.0.0.1:8000/v1). For each instance it reads /health, /v1/models (the model and its LoRA
@@ -242,12 +259,12 @@ process_start_time_seconds: a balancer, or a restart between reads) is shown as 
 Options:
 ${flagHelp(FLAGS)}
 
-Exits 0 when every instance is up, 1 when one is not, 2 on bad arguments.
+${exitCodeHelp("status")}
 `;
 
 export const status: CliCommand = {
   name: "status",
-  synopsis: [["status URL ... [--watch] [--json]", "show whether instances are up, and their load"]],
+  synopsis: [synopsisOf(STATUS_ARGS, "show whether instances are up, and their load")],
   help: HELP,
   flags: FLAGS,
   run: runStatus,

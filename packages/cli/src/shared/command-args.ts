@@ -80,7 +80,7 @@ export function parseCommand(args: readonly string[], spec: CommandArgs): Parsed
   for (const rule of spec.needs ?? []) {
     if (given(rule.flag) && !given(rule.needs)) {
       const why = rule.why === undefined ? "" : `, ${rule.why}`;
-      throw new UsageError(`--${rule.flag.name}: ${rule.verb ?? "needs"} ${argText(rule.needs)}${why}`);
+      throw new UsageError(`--${rule.flag.name}: ${rule.verb ?? "needs"} ${flagText(rule.needs)}${why}`);
     }
   }
   for (const rule of spec.excludes ?? []) {
@@ -89,6 +89,12 @@ export function parseCommand(args: readonly string[], spec: CommandArgs): Parsed
       throw new UsageError(`--${named.name}: does not apply to --${rule.by.name}, ${rule.why}`);
   }
   return parsed;
+}
+
+/** `--slo`, `--conversations N`: a flag as a message names it, its value's name when that is one word. */
+function flagText(flag: Flag): string {
+  const usage = flag.usage ?? `--${flag.name}`;
+  return /^--[\w-]+( [A-Z][A-Z0-9.]*)?$/.test(usage) ? usage : `--${flag.name}`;
 }
 
 /** `URL`, `URL ...`, `--launch P`, `--target host:port ...`: an argument as usage shows it. */
@@ -115,7 +121,7 @@ export function usageLines(spec: CommandArgs): string {
       .filter((arg) => arg !== way && !exclusive.includes(arg))
       .map((arg) => `[${argText(arg)}]`);
     const words = [`studio-serve ${spec.name}`, ...(way === undefined ? [] : [argText(way)]), ...rest];
-    return [`${words.join(" ")} [options]`, way === undefined ? "" : argHelp(way)] as const;
+    return [`${words.join(" ")} ${optionsText(spec)}`, way === undefined ? "" : argHelp(way)] as const;
   });
   const width = Math.max(...lines.map(([usage]) => usage.length)) + 3;
   return `Usage:\n${lines.map(([usage, help]) => `  ${usage.padEnd(width)}${help}`.trimEnd()).join("\n")}`;
@@ -125,5 +131,12 @@ export function usageLines(spec: CommandArgs): string {
 export function synopsisOf(spec: CommandArgs, summary: string): readonly [string, string] {
   const ways = spec.required?.args ?? spec.positionals;
   const joint = spec.required?.exclusive === true ? "|" : " | ";
-  return [`${spec.name} ${ways.map(argText).join(joint)} [options]`.replace("  ", " "), summary];
+  return [`${spec.name} ${ways.map(argText).join(joint)} ${optionsText(spec)}`.replace("  ", " "), summary];
+}
+
+/** `[options]`, or each flag when a command takes three or fewer: `[--host H] [--port P] [--json]`. */
+function optionsText(spec: CommandArgs): string {
+  const named = new Set<Arg>(spec.required?.args ?? []);
+  const rest = spec.flags.filter((flag) => !named.has(flag) && flag.usage !== undefined);
+  return rest.length <= 3 ? rest.map((flag) => `[${argText(flag)}]`).join(" ") : "[options]";
 }

@@ -38,6 +38,11 @@ interface Described {
   help: string;
   /** The library option it sets, for messages (see Flag.field). */
   field?: string;
+  /**
+   * The default the code applies when the flag is not given (a library's, read from its constant), for the
+   * help to end with: `(default 600)`. The value stays undefined: the library applies its own default.
+   */
+  shows?: string | number;
 }
 
 function usageOf(name: string, valueName?: string): string {
@@ -63,13 +68,17 @@ export function switchFlag(name: string, help: string, short?: string, field?: s
 }
 
 /** A value taken as typed (a path, a name), or undefined when not given. */
-export function textFlag(name: string, { valueName, help, field }: Described): Flag<string | undefined> {
+export function textFlag(
+  name: string,
+  { valueName, help, field, shows }: Described,
+): Flag<string | undefined> {
   return {
     name,
     type: "string",
     ...(field === undefined ? {} : { field }),
     usage: usageOf(name, valueName),
-    help,
+    help: withDefault(help, shows),
+    ...(shows === undefined ? {} : { shownDefault: String(shows) }),
     read: (raw) => (typeof raw === "string" ? raw : undefined),
   };
 }
@@ -93,8 +102,8 @@ export function ruleFlag<T, D extends T | undefined = undefined>(
   described: Described & { fallback?: D },
   rule: (text: string, flag: string) => T,
 ): Flag<T | D> {
-  const { valueName, help, fallback, field } = described;
-  const shown = fallback === undefined ? undefined : String(fallback);
+  const { valueName, help, fallback, field, shows } = described;
+  const shown = fallback === undefined ? (shows === undefined ? undefined : String(shows)) : String(fallback);
   return {
     name,
     type: "string",
@@ -116,9 +125,10 @@ interface Bounds<D> extends Partial<Described> {
 /** A count: a whole number from `min` to `max`, or `fallback`. */
 export function countFlag<D extends number | undefined = undefined>(
   name: string,
-  { valueName = "N", help, min, max, fallback }: Bounds<D>,
+  { valueName = "N", help, min, max, fallback, shows }: Bounds<D>,
 ): Flag<number | D> {
-  return ruleFlag(name, { valueName, help, ...(fallback === undefined ? {} : { fallback }) }, (text, flag) =>
+  const described = { valueName, help, ...(shows === undefined ? {} : { shows }) };
+  return ruleFlag(name, { ...described, ...(fallback === undefined ? {} : { fallback }) }, (text, flag) =>
     wholeNumber(text, flag, min, max),
   ) as Flag<number | D>;
 }
@@ -152,9 +162,14 @@ export function flagForField(flags: readonly Flag[], field: string): string | un
   ].join("");
 }
 
-/** The same flag with another help line, for a command that says what it means there; the default kept. */
-export function describedAs<T>(flag: Flag<T>, help: string): Flag<T> {
-  return { ...flag, help: withDefault(help, flag.shownDefault) };
+/**
+ * The same flag with another help line, for a command that says what it means there; the default kept, or
+ * `shows` instead (null: none, where the command applies none).
+ */
+export function describedAs<T>(flag: Flag<T>, help: string, shows?: string | number | null): Flag<T> {
+  const shown = shows === undefined ? flag.shownDefault : shows === null ? undefined : String(shows);
+  const { shownDefault: _, ...rest } = flag;
+  return { ...rest, help: withDefault(help, shown), ...(shown === undefined ? {} : { shownDefault: shown }) };
 }
 
 /** `-h`, `--help`: every command takes it. */
@@ -172,6 +187,8 @@ export interface ParsedFlags {
   raw: Record<string, RawValue>;
   /** Whether a declared flag was given (a switch: turned on). */
   given(flag: Flag): boolean;
+  /** Whether the command declares this flag (by name), for code that several commands share. */
+  declares(flag: Flag): boolean;
   /** A declared flag's value: its rule applied, or its default. */
   get<T>(flag: Flag<T>): T;
 }
@@ -270,6 +287,7 @@ export function parseFlags(args: readonly string[], declared: readonly Flag[]): 
     help: raw.help === true,
     raw,
     given: (flag) => raw[flag.name] !== undefined,
+    declares: (flag) => flags.some((declared) => declared.name === flag.name),
     get<T>(flag: Flag<T>): T {
       // By name: a command may take a shared flag with its own help line (describedAs), same rule.
       if (!flags.some((declared) => declared.name === flag.name))
