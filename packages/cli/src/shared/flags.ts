@@ -51,7 +51,9 @@ function usageOf(name: string, valueName?: string): string {
 
 /** The help line with the default said last: `... (default 8000)`. */
 function withDefault(help: string, fallback: unknown): string {
-  return fallback === undefined ? help : `${help} (default ${fallback})`;
+  // A help line that still says its default itself is not made to say it twice.
+  if (fallback === undefined || help.includes(`(default ${fallback})`)) return help;
+  return `${help} (default ${fallback})`;
 }
 
 /** `--json`: on or off. */
