@@ -5,17 +5,10 @@ import {
   vllmDefaultOf,
   vllmDefaultText,
 } from "@finetune-studio/serve-kit/internal";
+import { type CommandArgs, parseCommand, synopsisOf, usageLines } from "../shared/command-args.js";
 import { DEFAULT_LISTEN } from "../shared/common-flags.js";
 import { ExitCode } from "../shared/exit-codes.js";
-import {
-  type Flag,
-  flagHelp,
-  listFlag,
-  type ParsedFlags,
-  parseFlags,
-  refuseExtraWords,
-  textFlag,
-} from "../shared/flags.js";
+import { type Flag, flagHelp, listFlag, type ParsedFlags, textFlag } from "../shared/flags.js";
 import type { CliIo } from "../shared/io.js";
 import { numberOrRaw } from "../shared/raw-values.js";
 import type { CliCommand } from "./command-type.js";
@@ -89,27 +82,36 @@ function builderOptions(flags: readonly Flag[], parsed: ParsedFlags): Record<str
   return options;
 }
 
+/**
+ * A balancer's command line: the instances and the port, both always given (the builder's rules ask for
+ * them, naming the flag), then its options.
+ */
+function balancerArgs(name: string, flags: readonly Flag[]): CommandArgs {
+  const upstream = flags.find((flag) => flag.name === UPSTREAM_FLAG.name) as Flag;
+  return { name, positionals: [], flags, requiredFlags: [upstream, LISTEN_FLAG], builderChecks: true };
+}
+const NGINX_ARGS = balancerArgs("nginx", NGINX_FLAGS);
+const HAPROXY_ARGS = balancerArgs("haproxy", HAPROXY_FLAGS);
+
 function balancerCommand(
-  flags: readonly Flag[],
+  spec: CommandArgs,
   build: (options: Record<string, unknown>) => string,
   help: string,
 ): CliCommand["run"] {
   return (args: readonly string[], io: CliIo) => {
-    const parsed = parseFlags(args, flags);
+    const parsed = parseCommand(args, spec);
     if (parsed.help) {
       io.out(help);
       return ExitCode.Ok;
     }
-    refuseExtraWords(parsed.positionals);
-    io.out(build(builderOptions(flags, parsed)));
+    io.out(build(builderOptions(spec.flags, parsed)));
     return ExitCode.Ok;
   };
 }
 
 const NGINX_HELP = `studio-serve nginx: print an nginx config that balances requests over several vLLM instances.
 
-Usage:
-  studio-serve nginx --upstream host:port [--upstream host:port ...] --listen P [options]
+${usageLines(NGINX_ARGS)}
 
 Options:
 ${flagHelp(NGINX_FLAGS)}
@@ -124,8 +126,7 @@ Example:
 const HAPROXY_HELP = `studio-serve haproxy: print a whole HAProxy (2.6 or newer) configuration that balances requests
 over several vLLM instances: the one launch --instances runs, for your own HAProxy.
 
-Usage:
-  studio-serve haproxy --upstream host:port [--upstream host:port ...] --listen P [options]
+${usageLines(HAPROXY_ARGS)}
 
 Options:
 ${flagHelp(HAPROXY_FLAGS)}
@@ -139,16 +140,16 @@ Example:
 
 export const nginx: CliCommand = {
   name: "nginx",
-  synopsis: [["nginx --upstream host:port ... --listen P", "print an nginx load-balancer config"]],
+  synopsis: [synopsisOf(NGINX_ARGS, "print an nginx load-balancer config")],
   help: NGINX_HELP,
   flags: NGINX_FLAGS,
-  run: balancerCommand(NGINX_FLAGS, (options) => nginxConfig(options as never), NGINX_HELP),
+  run: balancerCommand(NGINX_ARGS, (options) => nginxConfig(options as never), NGINX_HELP),
 };
 
 export const haproxy: CliCommand = {
   name: "haproxy",
-  synopsis: [["haproxy --upstream host:port ... --listen P", "print an HAProxy load-balancer config"]],
+  synopsis: [synopsisOf(HAPROXY_ARGS, "print an HAProxy load-balancer config")],
   help: HAPROXY_HELP,
   flags: HAPROXY_FLAGS,
-  run: balancerCommand(HAPROXY_FLAGS, (options) => haproxyConfig(options as never), HAPROXY_HELP),
+  run: balancerCommand(HAPROXY_ARGS, (options) => haproxyConfig(options as never), HAPROXY_HELP),
 };

@@ -51,6 +51,12 @@ export interface CommandArgs {
     readonly exclusive?: boolean;
     readonly missing: string;
   };
+  /**
+   * Flags every use of the command gives (`--listen P`): usage shows them, and the parser asks for them
+   * unless `builderChecks` says the library's own rule does (its message names the flag and the rule).
+   */
+  readonly requiredFlags?: readonly Flag[];
+  readonly builderChecks?: boolean;
   /** Groups of flags of which at most one may be given; `what` ends the message (` way to end a run`). */
   readonly oneOf?: readonly { readonly flags: readonly Flag[]; readonly what?: string }[];
   readonly needs?: readonly Needs[];
@@ -71,6 +77,9 @@ export function parseCommand(args: readonly string[], spec: CommandArgs): Parsed
     if (spec.required.exclusive === true && named.length > 1) {
       throw new UsageError(`give ${named.map(argText).join(" or ")}, not both`);
     }
+  }
+  for (const flag of spec.builderChecks === true ? [] : (spec.requiredFlags ?? [])) {
+    if (!given(flag)) throw new UsageError(`give ${argText(flag)}: ${argHelp(flag)}`);
   }
   for (const group of spec.oneOf ?? []) {
     const named = group.flags.filter(given);
@@ -120,7 +129,13 @@ export function usageLines(spec: CommandArgs): string {
     const rest = spec.positionals
       .filter((arg) => arg !== way && !exclusive.includes(arg))
       .map((arg) => `[${argText(arg)}]`);
-    const words = [`studio-serve ${spec.name}`, ...(way === undefined ? [] : [argText(way)]), ...rest];
+    const always = (spec.requiredFlags ?? []).map(argText);
+    const words = [
+      `studio-serve ${spec.name}`,
+      ...(way === undefined ? [] : [argText(way)]),
+      ...always,
+      ...rest,
+    ];
     return [`${words.join(" ")} ${optionsText(spec)}`, way === undefined ? "" : argHelp(way)] as const;
   });
   const width = Math.max(...lines.map(([usage]) => usage.length)) + 3;
@@ -131,12 +146,14 @@ export function usageLines(spec: CommandArgs): string {
 export function synopsisOf(spec: CommandArgs, summary: string): readonly [string, string] {
   const ways = spec.required?.args ?? spec.positionals;
   const joint = spec.required?.exclusive === true ? "|" : " | ";
-  return [`${spec.name} ${ways.map(argText).join(joint)} ${optionsText(spec)}`.replace("  ", " "), summary];
+  const always = (spec.requiredFlags ?? []).map(argText);
+  const words = [spec.name, ways.map(argText).join(joint), ...always, optionsText(spec)];
+  return [words.filter((word) => word !== "").join(" "), summary];
 }
 
 /** `[options]`, or each flag when a command takes three or fewer: `[--host H] [--port P] [--json]`. */
 function optionsText(spec: CommandArgs): string {
-  const named = new Set<Arg>(spec.required?.args ?? []);
+  const named = new Set<Arg>([...(spec.required?.args ?? []), ...(spec.requiredFlags ?? [])]);
   const rest = spec.flags.filter((flag) => !named.has(flag) && flag.usage !== undefined);
   return rest.length <= 3 ? rest.map((flag) => `[${argText(flag)}]`).join(" ") : "[options]";
 }
