@@ -28,7 +28,7 @@ import type { CliCommand } from "./command-type.js";
 /** Each threshold flag, the builder field it sets, and its help (the builder checks the value). */
 const THRESHOLDS = [
   ["waiting", "waitingRequests", "N", "waiting requests that count as queueing"],
-  ["kv-cache", "kvCacheUsage", "F", "KV-cache share, above 0 and at most 1, that is nearly full"],
+  ["kv-cache", "kvCacheUsage", "F", "KV-cache usage, as a share, above which the cache is nearly full"],
   ["ttft-p95", "ttftP95Seconds", "S", "seconds of time to first token, p95, that is too slow"],
   ["error-ratio", "errorFinishRatio", "F", "share of requests finishing as error or abort that alerts"],
   ["for", "forMinutes", "M", "minutes a condition must last before it alerts"],

@@ -109,8 +109,14 @@ function vllmPanels(scope: Scope, job: string): PanelSpec[] {
         "Requests in the running batch and waiting for a slot. A queue that stays long means too few instances.",
       unit: UNIT.count,
       queries: [
-        { expr: `sum ${scope.by}(vllm:num_requests_running{${where}})`, legend: scope.legend("running") },
-        { expr: `sum ${scope.by}(vllm:num_requests_waiting{${where}})`, legend: scope.legend("waiting") },
+        {
+          expr: `sum ${scope.by}(${VLLM_METRICS.requestsRunning[0]}{${where}})`,
+          legend: scope.legend("running"),
+        },
+        {
+          expr: `sum ${scope.by}(${VLLM_METRICS.requestsWaiting[0]}{${where}})`,
+          legend: scope.legend("waiting"),
+        },
       ],
     },
     {
