@@ -383,7 +383,7 @@ const usageErrors: [string, string[], RegExp][] = [
     ["command", "full", "m", "--max-model-len", "8192", "--", "--max-model-len", "4096"],
     /must not set --max-model-len, which the builder writes/,
   ],
-  ["no adapter", ["command", "lora", "b"], /lora needs an adapter: add --adapter name=path/],
+  ["no adapter", ["command", "lora", "b"], /--adapter: must list at least one adapter/],
   [
     "an adapter without =",
     ["command", "lora", "b", "--adapter", "support"],

@@ -47,7 +47,7 @@ const cases: [string, string[], string][] = [
   [
     "lora without an adapter",
     ["command", "lora", "base"],
-    "lora needs an adapter: add --adapter name=path (repeat it for more), or serve full <model>",
+    "--adapter: must list at least one adapter: add --adapter name=path (repeat it for more), or serve full <model>",
   ],
   [
     "a rule that names another option",

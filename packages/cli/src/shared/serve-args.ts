@@ -131,7 +131,7 @@ export function parseServeArgs(
   const adapters = parsed.get(ADAPTER_FLAG).map((text, index) => parseAdapter(text, index, helpFor));
   if (adapters.length === 0) {
     throw new UsageError(
-      `lora needs an adapter: add ${ADAPTER_FLAG.usage} (repeat it for more), or serve full <model>`,
+      `--adapter: must list at least one adapter: add ${ADAPTER_FLAG.usage} (repeat it for more), or serve full <model>`,
       helpFor,
     );
   }
