@@ -102,7 +102,10 @@ describe("studio-serve prometheus", { timeout: 60_000 }, () => {
     [[], "name the instances: --target host:port (repeat for each), or --launch P"],
     [["--target", "a:1", "--slo", "ttft=soon"], "--slo:"],
     [["--target", "a:1", "--slo", "ttft=0.5ms"], "--slo: ttft must be at least"],
-    [["--target", "a:1", "--objective", "0.99"], "--objective: needs slo"],
+    [
+      ["--target", "a:1", "--objective", "0.99"],
+      "--objective: goes with --slo, the targets it is the share of",
+    ],
     [
       ["--target", "a:1", "--slo", "ttft=500ms", "--objective", "0.5"],
       "--objective: must be a share above 0.9306",

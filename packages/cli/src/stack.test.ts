@@ -295,7 +295,7 @@ describe("studio-serve stack refuses bad input with exit code 2, naming the flag
     [
       "runtime loading without a key",
       ["stack", "values", ...loraArgs, "--adapter-loading", "runtime", "--storage-pvc", "1Gi"],
-      /--api-key-secret: is required with adapterLoading 'runtime'/,
+      /--api-key-secret: is required with --adapter-loading 'runtime'/,
     ],
   ])("%s", async (_name, args, message) => {
     const { code, stdout, stderr } = await runCapture(args);

@@ -47,10 +47,15 @@ export {
   HAPROXY_BACKEND,
   haproxyServerName,
   MAX_FRONT_CONNECTIONS,
+  MIN_FRONT_CONNECTIONS,
 } from "./front-door/haproxy-config.js";
 export { AFFINITY_BACKEND } from "./front-door/haproxy-routing.js";
+export { DEFAULT_READ_TIMEOUT_SECONDS } from "./internal/upstreams.js";
 export { checkListenAddress } from "./listen-address.js";
 export { loraRankRefusal } from "./max-lora-rank.js";
+export { DEFAULT_DASHBOARD_TITLE } from "./monitoring/grafana-dashboard.js";
+export { DEFAULT_JOB_NAME, DEFAULT_SCRAPE_INTERVAL_SECONDS } from "./monitoring/prometheus-config.js";
+export { THRESHOLD_DEFAULTS } from "./monitoring/prometheus-rules.js";
 export { checkObjective } from "./monitoring/slo-rules.js";
 export { vllmDefaultOf, vllmDefaultText } from "./options/engine-options.js";
 export { safetensorsHeaderBytes, safetensorsLmHeadBytes } from "./plan/index.js";

@@ -1,5 +1,6 @@
 import { type BenchSlo, parseSlo, ServeConfigError } from "@finetune-studio/serve-kit";
 import { checkSessionHeader } from "@finetune-studio/serve-kit/internal";
+import { type CommandArgs, positional } from "../shared/command-args.js";
 import {
   API_KEY_ENV_FLAG,
   SLO_FLAG as COMMON_SLO_FLAG,
@@ -10,7 +11,6 @@ import {
 import {
   countFlag,
   describedAs,
-  giveOne,
   type ParsedFlags,
   ruleFlag,
   secondsFlag,
@@ -22,6 +22,9 @@ import { positiveDecimal, refuse, wholeNumber } from "../shared/values.js";
 import type { LoadShape } from "./run-load.js";
 
 // The flags of `studio-serve bench`, each with its rule and default, checked before any request is sent.
+
+/** The server to load, by its URL. */
+export const URL_ARG = positional("URL", "e.g. http://127.0.0.1:8000 (or its /v1 base URL)");
 
 export const CONCURRENCY_FLAG = countFlag("concurrency", {
   min: 1,
@@ -138,7 +141,8 @@ export const CONTEXT_TOKENS_FLAG = countFlag("context-tokens", {
 });
 export const BENCH_SESSION_HEADER_FLAG = describedAs(
   SESSION_HEADER_FLAG,
-  "with --conversations: send each conversation's id in header NAME, as\n`launch --routing session` reads it (default: no header)",
+  "with --conversations: send each conversation's id in header NAME, as\n`launch --routing session` reads it",
+  "no header",
 );
 export const CONVERSATION_FLAGS = [
   CONVERSATIONS_FLAG,
@@ -218,12 +222,64 @@ export interface Conversations {
   sessionHeader: string | undefined;
 }
 
+/** `studio-serve bench`'s command line: the server, the flags, and the rules of how they go together. */
+export const BENCH_ARGS: CommandArgs = {
+  name: "bench",
+  positionals: [URL_ARG],
+  flags: BENCH_FLAGS,
+  required: {
+    args: [URL_ARG, LAUNCH_FLAG],
+    exclusive: true,
+    missing: "name the server to load, e.g. http://127.0.0.1:8000, or --launch P",
+  },
+  oneOf: [
+    { flags: [RATE_FLAG, SWEEP_FLAG], what: " way to offer the load" },
+    { flags: [REQUESTS_FLAG, DURATION_FLAG], what: " way to end a run" },
+  ],
+  needs: [
+    { flag: TARGET_RPS_FLAG, needs: SLO_FLAG, why: "which says what serving the traffic means" },
+    ...CONVERSATION_FLAGS.filter((flag) => flag !== CONVERSATIONS_FLAG).map((flag) => ({
+      flag,
+      needs: CONVERSATIONS_FLAG,
+    })),
+  ],
+  excludes: [
+    {
+      flags: [RATE_FLAG, SWEEP_FLAG, REQUESTS_FLAG, DURATION_FLAG, DATASET_FLAG],
+      by: CONVERSATIONS_FLAG,
+      why: "which plays each conversation to its end, --concurrency at a time",
+    },
+  ],
+};
+
 /**
  * Reads the load flags: --rate, --concurrency or --sweep (default: one request at a time); --concurrency
- * with --rate or a rate sweep caps the requests in flight (see `maxConcurrencyOf`).
+ * with --rate or a rate sweep caps the requests in flight (see `maxConcurrencyOf`). The rules of BENCH_ARGS
+ * were checked when the command line was parsed.
  */
 export function readBenchRun(parsed: ParsedFlags): BenchRun {
-  giveOne(parsed, [RATE_FLAG, SWEEP_FLAG], " way to offer the load");
+  const { levels, loadName } = levelsOf(parsed);
+  const duration = parsed.get(DURATION_FLAG);
+  const durationMs = duration === undefined ? undefined : duration * 1000;
+  if (durationMs !== undefined) checkRateForDuration(levels, durationMs, String(duration));
+  const targetRps = parsed.get(TARGET_RPS_FLAG);
+  return {
+    levels,
+    loadName,
+    conversations: readConversations(parsed),
+    requests: parsed.get(REQUESTS_FLAG),
+    durationMs,
+    inputTokens: parsed.get(INPUT_TOKENS_FLAG),
+    outputTokens: parsed.get(OUTPUT_TOKENS_FLAG),
+    slo: sloOf(parsed),
+    attainment: parsed.get(ATTAINMENT_FLAG),
+    targetRps,
+    timeoutMs: parsed.get(TIMEOUT_FLAG) * 1000,
+  };
+}
+
+/** The load levels: one --rate, each of --sweep's, or one --concurrency. */
+function levelsOf(parsed: ParsedFlags): Pick<BenchRun, "levels" | "loadName"> {
   const maxConcurrency = maxConcurrencyOf(parsed);
   const burstiness = parsed.get(BURSTINESS_FLAG);
   const seed = parsed.get(SEED_FLAG);
@@ -243,58 +299,37 @@ export function readBenchRun(parsed: ParsedFlags): BenchRun {
     label: `concurrency ${concurrency}`,
     shape: { kind: "concurrency", concurrency },
   });
-  let levels: LoadLevel[];
-  let loadName: BenchRun["loadName"] = "concurrency";
   const rate = parsed.get(RATE_FLAG);
   const sweep = parsed.get(SWEEP_FLAG);
-  if (rate !== undefined) {
-    levels = [rateLevel(rate)];
-    loadName = "request rate (req/s)";
-  } else if (sweep !== undefined) {
-    const match = /^(rate|concurrency):(.+)$/.exec(sweep);
-    if (match === null) refuse("--sweep", "must be rate:R1,R2,... or concurrency:N1,N2,...", sweep);
-    const [, kind, list] = match as unknown as [string, "rate" | "concurrency", string];
-    const loads = list.split(",");
-    if (loads.length > 32) refuse("--sweep", "must list at most 32 loads", sweep);
-    levels =
-      kind === "rate"
-        ? loads.map((text) => rateLevel(positiveDecimal(text, "--sweep", true)))
-        : loads.map((text) => concurrencyLevel(wholeNumber(text, "--sweep", 1, 100_000)));
-    loadName = kind === "rate" ? "request rate (req/s)" : "concurrency";
-  } else {
-    levels = [concurrencyLevel(parsed.get(CONCURRENCY_FLAG))];
-  }
-  giveOne(parsed, [REQUESTS_FLAG, DURATION_FLAG], " way to end a run");
-  const duration = parsed.get(DURATION_FLAG);
-  const durationMs = duration === undefined ? undefined : duration * 1000;
-  if (durationMs !== undefined) checkRateForDuration(levels, durationMs, parsed.raw.duration);
-  let slo: BenchSlo | undefined;
+  if (rate !== undefined) return { levels: [rateLevel(rate)], loadName: "request rate (req/s)" };
+  if (sweep === undefined)
+    return { levels: [concurrencyLevel(parsed.get(CONCURRENCY_FLAG))], loadName: "concurrency" };
+  const match = /^(rate|concurrency):(.+)$/.exec(sweep);
+  if (match === null) refuse("--sweep", "must be rate:R1,R2,... or concurrency:N1,N2,...", sweep);
+  const [, kind, list] = match as unknown as [string, "rate" | "concurrency", string];
+  const loads = list.split(",");
+  if (loads.length > 32) refuse("--sweep", "must list at most 32 loads", sweep);
+  return kind === "rate"
+    ? {
+        levels: loads.map((text) => rateLevel(positiveDecimal(text, "--sweep", true))),
+        loadName: "request rate (req/s)",
+      }
+    : {
+        levels: loads.map((text) => concurrencyLevel(wholeNumber(text, "--sweep", 1, 100_000))),
+        loadName: "concurrency",
+      };
+}
+
+/** --slo by serve-kit's parser, its error told as the flag. */
+function sloOf(parsed: ParsedFlags): BenchSlo | undefined {
+  const text = parsed.get(SLO_FLAG);
   try {
-    const text = parsed.get(SLO_FLAG);
-    slo = text === undefined ? undefined : parseSlo(text, "--slo");
+    return text === undefined ? undefined : parseSlo(text, "--slo");
   } catch (error) {
     if (error instanceof ServeConfigError)
       throw new UsageError(`${error.field}: ${error.rule} (given ${error.given})`);
     throw error;
   }
-  const attainment = parsed.get(ATTAINMENT_FLAG);
-  const targetRps = parsed.get(TARGET_RPS_FLAG);
-  if (targetRps !== undefined && slo === undefined) {
-    throw new UsageError("--target-rps: needs --slo, which says what serving the traffic means");
-  }
-  return {
-    levels,
-    loadName,
-    conversations: readConversations(parsed),
-    requests: parsed.get(REQUESTS_FLAG),
-    durationMs,
-    inputTokens: parsed.get(INPUT_TOKENS_FLAG),
-    outputTokens: parsed.get(OUTPUT_TOKENS_FLAG),
-    slo,
-    attainment,
-    targetRps,
-    timeoutMs: parsed.get(TIMEOUT_FLAG) * 1000,
-  };
 }
 
 // --concurrency beside --rate or a rate sweep, as vLLM's `--max-concurrency` beside its
@@ -302,10 +337,10 @@ export function readBenchRun(parsed: ParsedFlags): BenchRun {
 
 /** The cap on requests in flight for rate levels, or undefined when --concurrency sets the load itself. */
 function maxConcurrencyOf(parsed: ParsedFlags): number | undefined {
-  const { raw } = parsed;
-  if (raw.concurrency === undefined) return undefined;
-  const rates = raw.rate !== undefined || String(raw.sweep ?? "").startsWith("rate:");
-  if (raw.sweep !== undefined && !rates) {
+  if (!parsed.given(CONCURRENCY_FLAG)) return undefined;
+  const sweep = parsed.get(SWEEP_FLAG);
+  const rates = parsed.given(RATE_FLAG) || (sweep ?? "").startsWith("rate:");
+  if (sweep !== undefined && !rates) {
     throw new UsageError("--concurrency and --sweep concurrency:...: give one way to offer the load");
   }
   return rates ? parsed.get(CONCURRENCY_FLAG) : undefined;
@@ -339,20 +374,7 @@ const MAX_CONTEXT_WORDS = 10_000_000;
  */
 function readConversations(parsed: ParsedFlags): Conversations | undefined {
   const count = parsed.get(CONVERSATIONS_FLAG);
-  if (count === undefined) {
-    for (const flag of CONVERSATION_FLAGS.filter((flag) => flag !== CONVERSATIONS_FLAG)) {
-      if (parsed.raw[flag.name] !== undefined)
-        throw new UsageError(`--${flag.name}: needs --conversations N`);
-    }
-    return undefined;
-  }
-  for (const name of ["rate", "sweep", "requests", "duration", "dataset"]) {
-    if (parsed.raw[name] !== undefined) {
-      throw new UsageError(
-        `--${name}: does not apply to --conversations, which plays each conversation to its end, --concurrency at a time`,
-      );
-    }
-  }
+  if (count === undefined) return undefined;
   const header = parsed.get(BENCH_SESSION_HEADER_FLAG);
   const contextWords = parsed.get(CONTEXT_TOKENS_FLAG) ?? 0;
   if (count * contextWords > MAX_CONTEXT_WORDS) {

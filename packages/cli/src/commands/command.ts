@@ -1,7 +1,7 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { jsonForTerminal } from "@finetune-studio/internal";
-import { buildDockerCommand, buildServeCommand } from "@finetune-studio/serve-kit";
+import { buildDockerCommand, buildServeCommand, DEFAULT_VLLM_IMAGE } from "@finetune-studio/serve-kit";
 import { checkServeFits } from "../plan/fit-check.js";
 import { JSON_FLAG } from "../shared/common-flags.js";
 import { absoluteLocalPaths } from "../shared/docker-paths.js";
@@ -23,7 +23,8 @@ const DOCKER_FLAG = switchFlag(
 const IMAGE_FLAG = textFlag("image", {
   valueName: "I",
   field: "docker.image",
-  help: "the image for --docker (default vllm/vllm-openai:latest; pin a tag)",
+  help: "the image for --docker (pin a tag)",
+  shows: DEFAULT_VLLM_IMAGE,
 });
 const HF_CACHE_FLAG = textFlag("hf-cache", {
   valueName: "DIR",

@@ -1,4 +1,3 @@
-import { DEFAULT_SESSION_HEADER } from "@finetune-studio/serve-kit";
 import { checkServeFits } from "../plan/fit-check.js";
 import { gpuAskedOnce } from "../plan/plan-input.js";
 import { ExitCode } from "../shared/exit-codes.js";
@@ -37,7 +36,7 @@ const INSTANCE_FLAGS = [
     ROUTING_FLAG,
     "how HAProxy picks the instance: session (the default) sends each value of\nthe session header to one instance, by consistent hashing with bounded\nload, so a conversation's next turn finds its prefix in that vLLM's cache;\na request without the header goes to the least busy. prefix: as session,\nand a request without the header is keyed on its first user message\n(HAProxy reads every request body). least-busy: the fewest open requests",
   ),
-  describedAs(SESSION_HEADER_FLAG, `the header that names a session (default ${DEFAULT_SESSION_HEADER})`),
+  describedAs(SESSION_HEADER_FLAG, "the header that names a session"),
 ];
 export const LAUNCH_FLAGS = [...SERVE_FLAGS, ...WAIT_FLAGS, ...LOG_FLAGS, ...INSTANCE_FLAGS];
 

@@ -4,7 +4,7 @@ import { formatPlan } from "../plan/plan-table.js";
 import { ModelReadError, planModel } from "../plan/read-model.js";
 import { GPU_FLAGS, JSON_FLAG } from "../shared/common-flags.js";
 import { ENGINE_FLAG_LIST, ENGINE_FLAGS } from "../shared/engine-flags.js";
-import { ExitCode } from "../shared/exit-codes.js";
+import { ExitCode, exitCodeHelp } from "../shared/exit-codes.js";
 import { describedAs, flagHelp, giveOne, parseFlags, switchFlag, textFlag } from "../shared/flags.js";
 import { wrapList } from "../shared/help.js";
 import { type CliIo, UsageError } from "../shared/io.js";
@@ -90,11 +90,7 @@ evenly, --max-model-len within the model's unless VLLM_ALLOW_LONG_MAX_MODEL_LEN 
 matching the checkpoint and running on the GPU (AWQ from compute capability 7.5, FP8 from 8.0), bfloat16 from
 8.0) and names the flags that would make it fit. --max-model-len takes vLLM's suffixes: 8k = 8000, 8K = 8192.
 
-Exit codes:
-  0   it fits (or the weights fit and the plan cannot size this architecture's KV cache: verdict "unknown")
-  1   it does not fit, or vLLM would refuse these settings
-  2   bad arguments
-  4   the model's files could not be read (a local path that is not a model, the hub unreachable or refusing)
+${exitCodeHelp("plan")}
 
 Example:
   studio-serve plan meta-llama/Llama-3.1-8B-Instruct --gpu L4

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { escapeForTerminal } from "@finetune-studio/internal";
 import { sleep } from "../shared/abortable-sleep.js";
 import { LAUNCH_PORT_FLAG } from "../shared/common-flags.js";
-import { ExitCode } from "../shared/exit-codes.js";
+import { ExitCode, exitCodeHelp } from "../shared/exit-codes.js";
 import { describedAs, flagHelp, parseFlags, refuseExtraWords } from "../shared/flags.js";
 import type { CliIo } from "../shared/io.js";
 import { STOP_TIMEOUT_FLAG } from "../shared/launch-flags.js";
@@ -75,7 +75,8 @@ A running launch is asked to stop as Ctrl-C would (HAProxy finishes what it has,
 gets SIGTERM, then SIGKILL after the launch's own --stop-timeout), and stop waits until it is gone.
 If the launch itself was killed, HAProxy and its instances go on serving: stop finds them from the
 state the launch kept, checks they are the same processes (never a reused pid), and stops them.
-Exit code 0 when nothing is left, 1 when something would not stop, 127 when nothing ran there.
+
+${exitCodeHelp("stop")}
 `;
 
 export const stop: CliCommand = {

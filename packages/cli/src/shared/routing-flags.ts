@@ -13,5 +13,6 @@ export const ROUTING_FLAG = textFlag("routing", {
 export const SESSION_HEADER_FLAG = textFlag("session-header", {
   valueName: "NAME",
   field: "sessionHeader",
-  help: `with session or prefix routing: the header that names a session\n(default ${DEFAULT_SESSION_HEADER})`,
+  help: "with session or prefix routing: the header that names a session",
+  shows: DEFAULT_SESSION_HEADER,
 });

@@ -1,5 +1,11 @@
 import { hostPort } from "../internal/hosts.js";
-import { checkSeconds, checkUpstreams, SOCKET_PATH, upstreamText } from "../internal/upstreams.js";
+import {
+  checkSeconds,
+  checkUpstreams,
+  DEFAULT_READ_TIMEOUT_SECONDS,
+  SOCKET_PATH,
+  upstreamText,
+} from "../internal/upstreams.js";
 import {
   checkHost,
   checkKnownKeys,
@@ -8,6 +14,7 @@ import {
   checkPositiveInteger,
   refuse,
 } from "../internal/validate.js";
+import { DEFAULT_HOST } from "../listen-address.js";
 import { vllmDefaultOf } from "../options/engine-options.js";
 import {
   checkRoutingPolicy,
@@ -110,7 +117,7 @@ export function haproxyConfig(options: HaproxyConfigOptions): string {
     "the HAProxy config",
   );
   const listen = checkPort(input.listen, "listen");
-  const host = input.host === undefined ? "127.0.0.1" : checkHost(input.host, "host");
+  const host = input.host === undefined ? DEFAULT_HOST : checkHost(input.host, "host");
   const servers = checkUpstreams(input.servers, "servers", { host, port: listen }, "HAProxy", false);
   const seqs =
     input.maxNumSeqs === undefined
@@ -122,7 +129,7 @@ export function haproxyConfig(options: HaproxyConfigOptions): string {
       : checkConnections(input.maxConnections);
   const timeout =
     input.readTimeoutSeconds === undefined
-      ? 600
+      ? DEFAULT_READ_TIMEOUT_SECONDS
       : checkSeconds(input.readTimeoutSeconds, "readTimeoutSeconds", 2_147_483);
   const socket = input.runtimeSocket === undefined ? undefined : checkSocket(input.runtimeSocket);
   const routing = input.routing === undefined ? "least-busy" : checkRoutingPolicy(input.routing, "routing");

@@ -40,7 +40,7 @@ export interface GrafanaDashboardOptions {
 }
 
 export const DEFAULT_DASHBOARD_UID = "studio-serve-vllm";
-const DEFAULT_TITLE = "vLLM (studio-serve)";
+export const DEFAULT_DASHBOARD_TITLE = "vLLM (studio-serve)";
 const UID = /^[A-Za-z0-9_-]{1,40}$/;
 
 /** Every panel and query reads the data source the user picks in the `datasource` variable. */
@@ -109,8 +109,14 @@ function vllmPanels(scope: Scope, job: string): PanelSpec[] {
         "Requests in the running batch and waiting for a slot. A queue that stays long means too few instances.",
       unit: UNIT.count,
       queries: [
-        { expr: `sum ${scope.by}(vllm:num_requests_running{${where}})`, legend: scope.legend("running") },
-        { expr: `sum ${scope.by}(vllm:num_requests_waiting{${where}})`, legend: scope.legend("waiting") },
+        {
+          expr: `sum ${scope.by}(${VLLM_METRICS.requestsRunning[0]}{${where}})`,
+          legend: scope.legend("running"),
+        },
+        {
+          expr: `sum ${scope.by}(${VLLM_METRICS.requestsWaiting[0]}{${where}})`,
+          legend: scope.legend("waiting"),
+        },
       ],
     },
     {
@@ -295,7 +301,7 @@ function sloPanels(slo: unknown, objectiveValue: unknown, job: string): PanelSpe
 export function grafanaDashboard(options: GrafanaDashboardOptions = {}): GrafanaDashboard {
   const input = checkObject(options, "options");
   checkKnownKeys(input, ["title", "uid", "jobName", "slo", "objective"], "the Grafana dashboard");
-  const title = input.title === undefined ? DEFAULT_TITLE : checkString(input.title, "title");
+  const title = input.title === undefined ? DEFAULT_DASHBOARD_TITLE : checkString(input.title, "title");
   if (title.trim() === "" || title.length > 200 || hasControlCharacter(title)) {
     refuse("title", "must be 1 to 200 characters without control characters", input.title);
   }

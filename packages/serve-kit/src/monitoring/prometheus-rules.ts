@@ -48,6 +48,11 @@ const BOUNDS: Record<keyof PrometheusThresholds, Bound> = {
   forMinutes: { default: 5, min: 1, max: 1440, integer: true },
 };
 
+/** Each threshold's default, as the rules use it when it is not given. */
+export const THRESHOLD_DEFAULTS = Object.fromEntries(
+  Object.entries(BOUNDS).map(([name, bound]) => [name, bound.default]),
+) as Readonly<Required<PrometheusThresholds>>;
+
 /** The alert names, in the order the rules file lists them. */
 export const PROMETHEUS_ALERTS = [
   "VllmInstanceDown",
