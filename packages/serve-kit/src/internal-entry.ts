@@ -14,4 +14,9 @@ export { checkListenAddress } from "./listen-address.js";
 export { checkObjective } from "./monitoring/slo-rules.js";
 export { vllmDefaultOf, vllmDefaultText } from "./options/engine-options.js";
 export { safetensorsHeaderBytes, safetensorsLmHeadBytes } from "./plan/index.js";
-export { checkRoutingPolicy, checkSessionHeader } from "./routing.js";
+export {
+  checkRoutingPolicy,
+  checkSessionHeader,
+  DEFAULT_SESSION_HEADER,
+  ROUTING_POLICIES,
+} from "./routing.js";

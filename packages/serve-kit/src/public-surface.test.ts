@@ -21,7 +21,6 @@ describe("the public surface", () => {
       "DEFAULT_DASHBOARD_UID",
       "DEFAULT_HF_CACHE_VOLUME",
       "DEFAULT_PROMETHEUS_RULES_FILE",
-      "DEFAULT_SESSION_HEADER",
       "DEFAULT_SLO_OBJECTIVE",
       "DEFAULT_VLLM_IMAGE",
       "ENGINE_OPTIONS",
@@ -34,7 +33,6 @@ describe("the public surface", () => {
       "MAX_LORA_RANKS",
       "MAX_MODELS_SUMMARISED",
       "PROMETHEUS_ALERTS",
-      "ROUTING_POLICIES",
       "SLO_BURN_RATE_ALERTS",
       "SLO_WINDOWS",
       "ServeConfigError",
@@ -78,8 +76,10 @@ describe("the public surface", () => {
   it("leaves what only the CLI needs to the internal entry, and nothing to both", () => {
     expect(Object.keys(internal).sort()).toEqual([
       "AFFINITY_BACKEND",
+      "DEFAULT_SESSION_HEADER",
       "HAPROXY_BACKEND",
       "MAX_FRONT_CONNECTIONS",
+      "ROUTING_POLICIES",
       "checkListenAddress",
       "checkObjective",
       "checkRoutingPolicy",

@@ -1,4 +1,4 @@
-import { DEFAULT_SESSION_HEADER } from "@finetune-studio/serve-kit";
+import { DEFAULT_SESSION_HEADER } from "@finetune-studio/serve-kit/internal";
 import { checkServeFits } from "../plan/fit-check.js";
 import { gpuAskedOnce } from "../plan/plan-input.js";
 import { ExitCode } from "../shared/exit-codes.js";
