@@ -9,7 +9,6 @@ export {
   haproxyServerName,
   MAX_FRONT_CONNECTIONS,
 } from "./front-door/haproxy-config.js";
-export { AFFINITY_BACKEND } from "./front-door/haproxy-routing.js";
 export { checkListenAddress } from "./listen-address.js";
 export { checkObjective } from "./monitoring/slo-rules.js";
 export { vllmDefaultOf, vllmDefaultText } from "./options/engine-options.js";

@@ -75,7 +75,6 @@ describe("the public surface", () => {
 
   it("leaves what only the CLI needs to the internal entry, and nothing to both", () => {
     expect(Object.keys(internal).sort()).toEqual([
-      "AFFINITY_BACKEND",
       "DEFAULT_SESSION_HEADER",
       "HAPROXY_BACKEND",
       "MAX_FRONT_CONNECTIONS",
