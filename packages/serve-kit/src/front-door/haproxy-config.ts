@@ -63,6 +63,8 @@ export const VLLM_MAX_NUM_SEQS_DEFAULT = vllmDefaultOf("maxNumSeqs") as number;
 export const MIN_FRONT_CONNECTIONS = 4096;
 /** HAProxy's own ceiling for maxconn is far higher; past a million, a typo is likelier than a need. */
 export const MAX_FRONT_CONNECTIONS = 1_000_000;
+/** The frontend's name: every request the front door takes and every answer it sends, its own refusals too. */
+export const HAPROXY_FRONTEND = "studio_serve";
 /** The backend's name in the configuration: the runtime API addresses servers as `vllm/vllm-<i>`. */
 export const HAPROXY_BACKEND = "vllm";
 
@@ -100,7 +102,7 @@ export function haproxyConfig(options: HaproxyConfigOptions): string {
     "",
     ...defaultsLines(door.timeoutSeconds),
     "",
-    "frontend studio_serve",
+    `frontend ${HAPROXY_FRONTEND}`,
     `    bind ${hostPort(door.host, door.listen)}`,
     `    maxconn ${door.maxConnections}`,
     ...controlEndpointLines(),
