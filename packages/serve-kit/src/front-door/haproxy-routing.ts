@@ -78,16 +78,10 @@ export function affinityBackendLines(
     `    http-request set-var(txn.queued) queue(${backend}) if ${keyed}`,
     `    http-request set-var(txn.slots) be_conn(${backend}),sub(txn.queued),mul(${HASH_BALANCE_FACTOR}),add(99),div(100) if ${keyed}`,
     `    http-request set-var(txn.usable) nbsrv(${backend}) if ${keyed}`,
-    ...servers.flatMap(({ name }, index) =>
-      roles.map(
-        (role) =>
-          `    http-request set-var(txn.${role}_over) srv_conn(${backend}/${name}),mul(txn.usable),sub(txn.slots) if { var(txn.${role}) -m int ${index} }`,
-      ),
-    ),
     ...roles.flatMap((role) =>
       servers.map(
         ({ name }, index) =>
-          `    use-server ${name} if { var(txn.${role}) -m int ${index} } { nbsrv(${usableBackend(backend, index)}) gt 0 } { var(txn.${role}_over) -m int lt 0 }`,
+          `    use-server ${name} if { var(txn.${role}) -m int ${index} } { nbsrv(${usableBackend(backend, index)}) gt 0 } { srv_conn(${backend}/${name}),mul(txn.usable),sub(txn.slots) lt 0 }`,
       ),
     ),
   ];
