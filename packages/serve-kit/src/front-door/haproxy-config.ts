@@ -204,6 +204,20 @@ function globalLines(door: FrontDoorSettings): string[] {
   ];
 }
 
+// What is left of the front door's first-chunk tail against plain nginx (bench: 256 paced streams over two
+// instances on 2 shared cores; p99 1.5x nginx's in bench/RESULTS.md, 2-5x in two runs of issue #40, 1.1-1.8x
+// in interleaved runs on a loaded machine; p50 alike), by reading the limits and counting:
+// - no queue: 256 callers against 2 x 1,024 slots (maxconn per instance) and 8,192 connections, so HAProxy
+//   holds no request back and neither limit is reached;
+// - the balancer's own cost per streamed request, counted under callgrind (bench/src/front-door/
+//   instructions.ts; the machine's load does not change a count): plain nginx (one worker) 33,000
+//   instructions, HAProxy with the front door's limits alone 32,000, the front door 38,000 (the
+//   control-endpoint guard 3,200, session routing 2,800 for a request without a key);
+// - the tail is the machine's: the load client, two stand-ins and the balancer share 2 cores, and one
+//   instance called directly, with no balancer at all, showed a p99 1.75x nginx's in RESULTS.md's run.
+// So no limit of this configuration makes the gap; HAProxy with the same limits by hand runs beside it in
+// the bench ("same limits by hand", bench/RESULTS.md's paced streams), and the front door's distance from
+// it is what its guard and routing rules cost.
 function defaultsLines(timeout: number): string[] {
   return [
     "defaults",
@@ -220,7 +234,8 @@ function defaultsLines(timeout: number): string[] {
     "    option http-no-delay",
     "    # Idle connections to the instances serve any caller's request, a new caller's first one too, as",
     "    # nginx's upstream keep-alive pool does (the default, safe, opens a new one for it). Measured with 256",
-    "    # paced streams: the first chunk's p99 fell from 1.4-2x plain nginx's to 1.0-1.5x (a noisy figure).",
+    "    # paced streams: the first chunk's p99 fell from 1.4-2x plain nginx's to 1.0-1.5x (a noisy figure: those",
+    "    # 256 callers queue nothing here, and HAProxy spends about as many instructions per request as nginx).",
     "    http-reuse always",
     "    # A refused connection (an instance restarting or gone) is tried again, on another instance. Retrying",
     "    # more (empty-response) would copy every request into a buffer: twice HAProxy's cost per request.",
