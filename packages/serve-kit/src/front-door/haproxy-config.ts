@@ -206,8 +206,9 @@ function globalLines(door: FrontDoorSettings): string[] {
 
 // What is left of the front door's first-chunk tail against plain nginx (bench: 256 paced streams over two
 // instances on 2 shared cores; p99 1.5x nginx's in bench/RESULTS.md, 2-5x in two runs of issue #40, and in
-// four interleaved runs of this configuration on a machine other work loaded 1.07x, 1.76x, 1.82x and 0.69x,
-// HAProxy with the same limits by hand 0.94-1.51x beside it; p50 alike), by reading the limits and counting:
+// interleaved runs on a machine other work loaded 1.76x and 1.82x with the guard's first version, 1.07x and
+// 0.69x with this one, HAProxy with the same limits by hand 0.94-1.51x beside them; p50 alike), by reading
+// the limits and counting:
 // - no queue: 256 callers against 2 x 1,024 slots (maxconn per instance) and 8,192 connections, so HAProxy
 //   holds no request back and neither limit is reached;
 // - the balancer's own cost per streamed request, counted under callgrind (bench/src/front-door/
