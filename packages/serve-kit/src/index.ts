@@ -119,7 +119,7 @@ export {
   type ServeFromRecommendationsOptions,
   serveConfigFromRecommendations,
 } from "./recommendations.js";
-export { DEFAULT_SESSION_HEADER, ROUTING_POLICIES, type RoutingPolicy } from "./routing.js";
+export type { RoutingPolicy } from "./routing.js";
 export { buildServeCommand } from "./serve-command.js";
 export type {
   FullServeOptions,

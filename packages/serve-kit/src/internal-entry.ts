@@ -49,7 +49,6 @@ export {
   MAX_FRONT_CONNECTIONS,
   MIN_FRONT_CONNECTIONS,
 } from "./front-door/haproxy-config.js";
-export { AFFINITY_BACKEND } from "./front-door/haproxy-routing.js";
 export { DEFAULT_READ_TIMEOUT_SECONDS } from "./internal/upstreams.js";
 export { checkListenAddress } from "./listen-address.js";
 export { loraRankRefusal } from "./max-lora-rank.js";
@@ -59,6 +58,11 @@ export { THRESHOLD_DEFAULTS } from "./monitoring/prometheus-rules.js";
 export { checkObjective } from "./monitoring/slo-rules.js";
 export { vllmDefaultOf, vllmDefaultText } from "./options/engine-options.js";
 export { safetensorsHeaderBytes, safetensorsLmHeadBytes } from "./plan/index.js";
-export { checkRoutingPolicy, checkSessionHeader } from "./routing.js";
+export {
+  checkRoutingPolicy,
+  checkSessionHeader,
+  DEFAULT_SESSION_HEADER,
+  ROUTING_POLICIES,
+} from "./routing.js";
 export { DEFAULT_SECRET_SOURCES } from "./stack/stack-commands.js";
 export { DEFAULT_API_KEY_SECRET } from "./stack/stack-option-table.js";

@@ -22,7 +22,6 @@ describe("the public surface", () => {
       "DEFAULT_HF_CACHE_VOLUME",
       "DEFAULT_PROMETHEUS_RULES_FILE",
       "DEFAULT_SCALE_SIGNALS",
-      "DEFAULT_SESSION_HEADER",
       "DEFAULT_SLO_OBJECTIVE",
       "DEFAULT_VLLM_IMAGE",
       "ENGINE_OPTIONS",
@@ -35,7 +34,6 @@ describe("the public surface", () => {
       "MAX_LORA_RANKS",
       "MAX_MODELS_SUMMARISED",
       "PROMETHEUS_ALERTS",
-      "ROUTING_POLICIES",
       "SLO_BURN_RATE_ALERTS",
       "SLO_WINDOWS",
       "STACK_OPTIONS",
@@ -81,13 +79,13 @@ describe("the public surface", () => {
 
   it("leaves what only the CLI needs to the internal entry, and nothing to both", () => {
     expect(Object.keys(internal).sort()).toEqual([
-      "AFFINITY_BACKEND",
       "DEFAULT_API_KEY_SECRET",
       "DEFAULT_DASHBOARD_TITLE",
       "DEFAULT_JOB_NAME",
       "DEFAULT_READ_TIMEOUT_SECONDS",
       "DEFAULT_SCRAPE_INTERVAL_SECONDS",
       "DEFAULT_SECRET_SOURCES",
+      "DEFAULT_SESSION_HEADER",
       "HAPROXY_BACKEND",
       "HPA_DEFAULTS",
       "MAX_FRONT_CONNECTIONS",
@@ -95,6 +93,7 @@ describe("the public surface", () => {
       "MAX_STAGED_REQUESTS",
       "MAX_STAGES",
       "MIN_FRONT_CONNECTIONS",
+      "ROUTING_POLICIES",
       "THRESHOLD_DEFAULTS",
       "buildTimeline",
       "checkListenAddress",

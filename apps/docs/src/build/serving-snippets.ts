@@ -118,9 +118,11 @@ export function servingSnippets(): Record<string, Snippet> {
     ),
     "haproxy-config": {
       lang: "haproxy",
+      // launch's routing, as `studio-serve haproxy` prints it by default.
       code: haproxyConfig({
         servers: instancePorts.map((port) => `127.0.0.1:${port}`),
         listen: balancerPort,
+        routing: "session",
       }),
     },
     "nginx-config": {

@@ -34,7 +34,7 @@ const INSTANCE_FLAGS = [
   RUNTIME_LORA_FLAG,
   describedAs(
     ROUTING_FLAG,
-    "how HAProxy picks the instance: session (the default) sends each value of\nthe session header to one instance, by consistent hashing with bounded\nload, so a conversation's next turn finds its prefix in that vLLM's cache;\na request without the header goes to the least busy. prefix: as session,\nand a request without the header is keyed on its first user message\n(HAProxy reads every request body). least-busy: the fewest open requests",
+    "how HAProxy picks the instance: session (the default) sends each value of\nthe session header to one instance, by its hash, with bounded load, so a conversation's next turn finds its prefix in that vLLM's cache;\na request without the header goes to the least busy. prefix: as session,\nand a request without the header is keyed on its first user message\n(HAProxy reads every request body). least-busy: the fewest open requests",
   ),
   describedAs(SESSION_HEADER_FLAG, "the header that names a session"),
 ];

@@ -8,9 +8,11 @@ import {
 import { type CommandArgs, parseCommand, synopsisOf, usageLines } from "../shared/command-args.js";
 import { DEFAULT_LISTEN } from "../shared/common-flags.js";
 import { ExitCode } from "../shared/exit-codes.js";
-import { type Flag, flagHelp, listFlag, type ParsedFlags, textFlag } from "../shared/flags.js";
+import { describedAs, type Flag, flagHelp, listFlag, type ParsedFlags, textFlag } from "../shared/flags.js";
 import type { CliIo } from "../shared/io.js";
 import { numberOrRaw } from "../shared/raw-values.js";
+import { ROUTING_FLAG, SESSION_HEADER_FLAG } from "../shared/routing-flags.js";
+import { LAUNCH_DEFAULT_ROUTING } from "../supervise/layout.js";
 import type { CliCommand } from "./command-type.js";
 
 // `studio-serve nginx` and `studio-serve haproxy`: print a load balancer's configuration for vLLM instances
@@ -38,7 +40,13 @@ const READ_TIMEOUT_FLAG = textFlag("read-timeout", {
   shows: DEFAULT_READ_TIMEOUT_SECONDS,
   field: "readTimeoutSeconds",
 });
-const NUMBER_FIELDS = new Set(["listen", "readTimeoutSeconds", "maxNumSeqs", "maxConnections"]);
+const NUMBER_FIELDS = new Set([
+  "listen",
+  "readTimeoutSeconds",
+  "maxNumSeqs",
+  "maxConnections",
+  "metricsPort",
+]);
 
 const NGINX_FLAGS = [UPSTREAM_FLAG, LISTEN_FLAG, HOST_FLAG, READ_TIMEOUT_FLAG];
 const HAPROXY_FLAGS = [
@@ -64,7 +72,19 @@ const HAPROXY_FLAGS = [
     help: "an admin runtime API socket (mode 0600), to drain instances at run time",
     field: "runtimeSocket",
   }),
+  describedAs(ROUTING_FLAG, `${ROUTING_FLAG.help}, as launch`, LAUNCH_DEFAULT_ROUTING),
+  SESSION_HEADER_FLAG,
+  textFlag("metrics-port", {
+    valueName: "P",
+    help: "a loopback port where HAProxy's Prometheus exporter answers /metrics\n(launch uses its --port + instances + 1)",
+    field: "metricsPort",
+  }),
 ];
+
+/** launch's routing unless told otherwise, so the same flags print the configuration launch writes. */
+function haproxyOptions(options: Record<string, unknown>): Record<string, unknown> {
+  return { routing: LAUNCH_DEFAULT_ROUTING, ...options };
+}
 
 /**
  * The builder's options from the flags given, each under the field its declaration names: the values go
@@ -124,15 +144,19 @@ Example:
 `;
 
 const HAPROXY_HELP = `studio-serve haproxy: print a whole HAProxy (2.6 or newer) configuration that balances requests
-over several vLLM instances: the one launch --instances runs, for your own HAProxy.
+over several vLLM instances: the one launch --instances runs, for your own HAProxy. Given what
+launch used (its instances' ports, --max-num-seqs, --max-connections, --routing, the metrics port,
+the runtime socket), it prints the very file launch writes.
 
 ${usageLines(HAPROXY_ARGS)}
 
 Options:
 ${flagHelp(HAPROXY_FLAGS)}
 
-The least busy instance takes each request; connections to the instances stay open; a refused
-connection is tried again on another instance; /health checks take a dead instance out.
+The least busy instance takes each request (with session or prefix routing, a request with a key
+goes to its key's instance first); each instance runs at most --max-num-seqs, whatever the route;
+connections to the instances stay open; a refused connection is tried again on another instance;
+/health checks take a dead instance out; vLLM's control endpoints (/sleep, /wake_up, ...) get 403.
 
 Example:
   studio-serve haproxy --upstream 127.0.0.1:8001 --upstream 127.0.0.1:8002 --listen 8000 > haproxy.cfg
@@ -151,5 +175,9 @@ export const haproxy: CliCommand = {
   synopsis: [synopsisOf(HAPROXY_ARGS, "print an HAProxy load-balancer config")],
   help: HAPROXY_HELP,
   flags: HAPROXY_FLAGS,
-  run: balancerCommand(HAPROXY_ARGS, (options) => haproxyConfig(options as never), HAPROXY_HELP),
+  run: balancerCommand(
+    HAPROXY_ARGS,
+    (options) => haproxyConfig(haproxyOptions(options) as never),
+    HAPROXY_HELP,
+  ),
 };

@@ -1,7 +1,7 @@
 // How a front door picks an instance: `launch --instances` (HAProxy) and `stack` (production-stack's router)
 // take the same two flags, one vocabulary, serve-kit's (routing.ts). Declared once; each command checks the
 // values where it uses them (launch in supervise/layout.ts, stack in serve-kit's builder).
-import { DEFAULT_SESSION_HEADER, ROUTING_POLICIES } from "@finetune-studio/serve-kit";
+import { DEFAULT_SESSION_HEADER, ROUTING_POLICIES } from "@finetune-studio/serve-kit/internal";
 import { textFlag } from "./flags.js";
 
 export const ROUTING_FLAG = textFlag("routing", {
