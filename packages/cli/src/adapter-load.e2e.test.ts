@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { adapterDir } from "./test/adapter-dir.js";
 import { fakeVllmEnv, startCli, tempDir } from "./test/cli-process.js";
 import { LIGHT_VLLM } from "./test/fleet-launch.js";
+import { runCapture } from "./test/run-cli.js";
 import { stoppedAfterEach } from "./test/stopped-after-each.js";
 
 // `adapter load` on a launch of one, with the stand-in vLLM reading adapter paths as vLLM does: a relative
@@ -69,17 +70,13 @@ describe("adapter load: what vLLM gets is what it can load", { timeout: 180_000 
     expect(Object.keys(await servedAdapters(port)).sort()).toEqual(["base", "sql"]);
   });
 
-  it("on launch full, which vLLM serves without --enable-lora, says no adapter can load and what serves them", async () => {
-    const { port, env } = await launchOne(["--runtime-lora"], ["full", "acme/m"]);
-    const result = await adapter(
-      ["load", "sql", adapterDir("sql"), "--port", String(port)],
-      env,
-      tempDir("caller-cwd-"),
-    );
-    expect(result.code).toBe(1);
-    expect(result.output).toMatch(/serves its model without LoRA .*"LoRA is not enabled"/);
-    expect(result.output).toMatch(/launch lora BASE --adapter NAME=PATH --runtime-lora/);
-    expect(await servedAdapters(port)).toEqual({});
+  it("launch full --runtime-lora is refused before anything starts: vLLM serves a full model without LoRA", async () => {
+    const fake = fakeVllmEnv(LIGHT_VLLM);
+    const result = await runCapture(["launch", "full", "acme/m", "--runtime-lora"], fake.env);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/--runtime-lora: vLLM serves a full model without LoRA/);
+    expect(result.stderr).toMatch(/launch lora BASE --adapter NAME=PATH --runtime-lora/);
+    expect(fake.record()).toBeUndefined();
   });
 
   it("on a launch without --runtime-lora, says so and what to do instead of a bare HTTP 404", async () => {

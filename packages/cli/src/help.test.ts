@@ -98,6 +98,37 @@ describe("usage from the declarations", () => {
   });
 });
 
+describe("usage of the commands of several forms, from their declarations", () => {
+  it("a line per form, the same in the command's help and the main help", async () => {
+    const main = mainHelp(COMMANDS);
+    for (const [command, line] of [
+      ["command", "studio-serve command full <model> [options] [-- vllm options]"],
+      ["launch", "studio-serve launch lora <base> --adapter name=path ... [options] [-- vllm options]"],
+      ["plan", "studio-serve plan MODEL [options]"],
+      ["adapter", "studio-serve adapter unload <name> [--port P]"],
+      ["reload", "studio-serve reload [--port P]"],
+      ["stop", "studio-serve stop [--port P] [--stop-timeout S]"],
+      ["stack", "studio-serve stack scaledobject full|lora ... --replicas MIN..MAX [options]"],
+    ] as const) {
+      expect(await help(command), command).toContain(`\n  ${line}`);
+      expect(main, command).toContain(`\n  ${line}`);
+    }
+  });
+
+  it("each positional a form declares is asked for, and no more are taken", async () => {
+    for (const [args, message] of [
+      [["plan", "--gpu", "H100"], "missing MODEL: a local directory or a hub repository"],
+      [["adapter", "unload"], "<name>: must be 1 to 128 letters"],
+      [["adapter", "unload", "sql", "/p"], 'unexpected argument "/p"'],
+      [["adapter", "load", "sql", "/p", "more"], 'unexpected argument "more"'],
+      [["stop", "now"], 'unexpected argument "now"'],
+    ] as const) {
+      const result = await runCapture([...args]);
+      expect([result.code, result.stderr], args.join(" ")).toEqual([2, expect.stringContaining(message)]);
+    }
+  });
+});
+
 describe("exit codes, listed once for every command", () => {
   it("the main help lists each code of the table, stop's 127 and bench's 130 included", () => {
     const text = mainHelp(COMMANDS);

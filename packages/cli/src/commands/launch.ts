@@ -1,7 +1,8 @@
 import { checkServeFits } from "../plan/fit-check.js";
 import { gpuAskedOnce } from "../plan/plan-input.js";
+import { synopsesOf, usageLines } from "../shared/command-args.js";
 import { ExitCode } from "../shared/exit-codes.js";
-import { describedAs, flagHelp, textFlag } from "../shared/flags.js";
+import { describedAs, flagHelp } from "../shared/flags.js";
 import { SERVE_HELP } from "../shared/help.js";
 import {
   GPUS_FLAG,
@@ -10,9 +11,9 @@ import {
   RUNTIME_LORA_FLAG,
 } from "../shared/instance-flags.js";
 import type { CliIo } from "../shared/io.js";
-import { LAUNCH_TIMEOUT_FLAG, STOP_TIMEOUT_FLAG } from "../shared/launch-flags.js";
+import { LAUNCH_TIMEOUT_FLAG, LOG_DIR_FLAG, STOP_TIMEOUT_FLAG } from "../shared/launch-flags.js";
 import { ROUTING_FLAG, SESSION_HEADER_FLAG } from "../shared/routing-flags.js";
-import { parseServeArgs, SERVE_FLAGS } from "../shared/serve-args.js";
+import { parseServeArgs, SERVE_FLAGS, serveForms } from "../shared/serve-args.js";
 import { runFleet } from "../supervise/fleet.js";
 import { parseLayout } from "../supervise/layout.js";
 import type { CliCommand } from "./command-type.js";
@@ -21,12 +22,7 @@ import type { CliCommand } from "./command-type.js";
 // shared/instance-flags.ts. Values that must agree with others are checked where they are used, before
 // anything starts: the log directory by instance/launch-settings.ts, the instances' layout by supervise/layout.ts.
 const WAIT_FLAGS = [LAUNCH_TIMEOUT_FLAG, STOP_TIMEOUT_FLAG];
-const LOG_FLAGS = [
-  textFlag("log-dir", {
-    valueName: "DIR",
-    help: "also write vLLM's output to DIR/vllm-<port>.log, launch's events (started,\nready, stopped, crashed with the last lines) to DIR/events.jsonl as JSON\nlines, and vLLM's process group id to DIR/vllm-<port>.pid while it runs",
-  }),
-];
+const LOG_FLAGS = [LOG_DIR_FLAG];
 const INSTANCE_FLAGS = [
   INSTANCES_FLAG,
   GPUS_FLAG,
@@ -39,6 +35,7 @@ const INSTANCE_FLAGS = [
   describedAs(SESSION_HEADER_FLAG, "the header that names a session"),
 ];
 export const LAUNCH_FLAGS = [...SERVE_FLAGS, ...WAIT_FLAGS, ...LOG_FLAGS, ...INSTANCE_FLAGS];
+const LAUNCH_FORMS = serveForms("launch", LAUNCH_FLAGS);
 
 /**
  * `studio-serve launch`: one vLLM on the port clients call, or (--instances, --gpus) one per GPU behind
@@ -54,7 +51,7 @@ async function runLaunch(args: readonly string[], io: CliIo): Promise<number> {
   }
   const helpFor = `launch ${parsed.kind}`;
   // The fit check and the front door's per-instance limit both read the GPU: nvidia-smi is asked once.
-  const planGpu = gpuAskedOnce(parsed.values, io.env, helpFor);
+  const planGpu = gpuAskedOnce(parsed, io.env, helpFor);
   // Will it fit: a warning before anything starts (a refusal with --strict) when the model's files are local.
   if (!(await checkServeFits(parsed, io, helpFor, planGpu))) return ExitCode.Failure;
   return await runFleet(parsed, parseLayout(parsed), io, planGpu);
@@ -63,9 +60,7 @@ async function runLaunch(args: readonly string[], io: CliIo): Promise<number> {
 const HELP = `studio-serve launch: start vLLM, wait until it serves the model, check it with a one-token
 completion, then keep running until vLLM stops; the exit code is vLLM's.
 
-Usage:
-  studio-serve launch full <model> [options] [-- vllm options]
-  studio-serve launch lora <base> --adapter name=path [--adapter ...] [options] [-- vllm options]
+${usageLines(...LAUNCH_FORMS)}
 
 ${SERVE_HELP}
 
@@ -95,7 +90,7 @@ environment is used, since vLLM would read it anyway.
 
 export const launch: CliCommand = {
   name: "launch",
-  synopsis: [["launch full|lora ... (same arguments)", "start vLLM, wait until it answers"]],
+  synopsis: synopsesOf(LAUNCH_FORMS, "start vLLM, wait until it answers"),
   help: HELP,
   flags: LAUNCH_FLAGS,
   run: runLaunch,

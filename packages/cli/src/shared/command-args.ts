@@ -14,10 +14,12 @@ export interface Positional {
   readonly help: string;
   /** It may be given more than once (`URL ...`). */
   readonly many?: boolean;
+  /** The message when it is not given; `missing URL: <help>` unless said. */
+  readonly missing?: string;
 }
 
-export function positional(valueName: string, help: string, many = false): Positional {
-  return { kind: "positional", valueName, help, many };
+export function positional(valueName: string, help: string, many = false, missing?: string): Positional {
+  return { kind: "positional", valueName, help, many, ...(missing === undefined ? {} : { missing }) };
 }
 
 type Arg = Flag | Positional;
@@ -38,10 +40,15 @@ export interface Excludes {
 }
 
 export interface CommandArgs {
-  /** The words after `studio-serve` that name the command: `bench`. */
+  /** The words after `studio-serve` that name the command (or one form of it): `bench`, `command full`. */
   readonly name: string;
+  /** In order; each must be given, unless `required` says which of them and the flags name the target. */
   readonly positionals: readonly Positional[];
   readonly flags: readonly Flag[];
+  /** What usage shows after the options: `[-- vllm options]`. */
+  readonly trailing?: string;
+  /** What this form does, beside its usage line, when no `required` way is there to say it. */
+  readonly note?: string;
   /**
    * What the command acts on: one of these must be given (`missing` says so when none is); with
    * `exclusive`, only one.
@@ -70,6 +77,9 @@ export function parseCommand(args: readonly string[], spec: CommandArgs): Parsed
   const words = parsed.positionals;
   const takes = spec.positionals.some((arg) => arg.many) ? Number.POSITIVE_INFINITY : spec.positionals.length;
   if (words.length > takes) throw new UsageError(`unexpected argument ${quoted(words[takes])}`);
+  const missing = spec.required === undefined ? spec.positionals[words.length] : undefined;
+  if (missing !== undefined && missing.many !== true)
+    throw new UsageError(missing.missing ?? `missing ${missing.valueName}: ${missing.help}`);
   const given = (arg: Arg) => ("kind" in arg ? words.length > 0 : parsed.given(arg));
   if (spec.required !== undefined) {
     const named = spec.required.args.filter(given);
@@ -119,36 +129,49 @@ function argHelp(arg: Arg): string {
 }
 
 /**
- * The usage lines: one per way to name what the command acts on (with what it is), each followed by the
- * positionals it does not replace and `[options]`.
+ * The usage lines of a command's forms: for each, one line per way to name what it acts on (with what that
+ * is), each followed by the positionals it does not replace and `[options]`; a form without such ways is one
+ * line, its positionals in order and its note beside it.
  */
-export function usageLines(spec: CommandArgs): string {
-  const ways = spec.required?.args ?? spec.positionals;
-  const exclusive = spec.required?.exclusive === true ? ways : [];
-  const lines = (ways.length === 0 ? [undefined] : ways).map((way) => {
-    const rest = spec.positionals
-      .filter((arg) => arg !== way && !exclusive.includes(arg))
-      .map((arg) => `[${argText(arg)}]`);
-    const always = (spec.requiredFlags ?? []).map(argText);
-    const words = [
-      `studio-serve ${spec.name}`,
-      ...(way === undefined ? [] : [argText(way)]),
-      ...always,
-      ...rest,
-    ];
-    return [`${words.join(" ")} ${optionsText(spec)}`, way === undefined ? "" : argHelp(way)] as const;
-  });
+export function usageLines(...forms: readonly CommandArgs[]): string {
+  const lines = forms.flatMap(formLines);
   const width = Math.max(...lines.map(([usage]) => usage.length)) + 3;
   return `Usage:\n${lines.map(([usage, help]) => `  ${usage.padEnd(width)}${help}`.trimEnd()).join("\n")}`;
 }
 
-/** The command's line in the main help: its ways joined by `|`, and `summary`. */
-export function synopsisOf(spec: CommandArgs, summary: string): readonly [string, string] {
-  const ways = spec.required?.args ?? spec.positionals;
-  const joint = spec.required?.exclusive === true ? "|" : " | ";
+function formLines(spec: CommandArgs): (readonly [string, string])[] {
   const always = (spec.requiredFlags ?? []).map(argText);
-  const words = [spec.name, ways.map(argText).join(joint), ...always, optionsText(spec)];
+  const tail = [optionsText(spec), ...(spec.trailing === undefined ? [] : [spec.trailing])];
+  if (spec.required === undefined) {
+    const words = [`studio-serve ${spec.name}`, ...spec.positionals.map(argText), ...always, ...tail];
+    return [[words.filter((word) => word !== "").join(" "), spec.note ?? ""]];
+  }
+  const ways = spec.required.args;
+  const exclusive = spec.required.exclusive === true ? ways : [];
+  return ways.map((way) => {
+    const rest = spec.positionals
+      .filter((arg) => arg !== way && !exclusive.includes(arg))
+      .map((arg) => `[${argText(arg)}]`);
+    const words = [`studio-serve ${spec.name}`, argText(way), ...always, ...rest, ...tail];
+    return [words.filter((word) => word !== "").join(" "), argHelp(way)] as const;
+  });
+}
+
+/** The command's line in the main help: its ways joined by `|`, and `summary` (a form's note unless given). */
+export function synopsisOf(spec: CommandArgs, summary = spec.note ?? ""): readonly [string, string] {
+  const { required } = spec;
+  const waysText =
+    required === undefined
+      ? spec.positionals.map(argText).join(" ")
+      : required.args.map(argText).join(required.exclusive === true ? "|" : " | ");
+  const always = (spec.requiredFlags ?? []).map(argText);
+  const words = [spec.name, waysText, ...always, optionsText(spec), spec.trailing ?? ""];
   return [words.filter((word) => word !== "").join(" "), summary];
+}
+
+/** A command of several forms in the main help: a line each, the summary beside the first. */
+export function synopsesOf(forms: readonly CommandArgs[], summary: string): (readonly [string, string])[] {
+  return forms.map((form, index) => synopsisOf(form, index === 0 ? summary : ""));
 }
 
 /** `[options]`, or each flag when a command takes three or fewer: `[--host H] [--port P] [--json]`. */

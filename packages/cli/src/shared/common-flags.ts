@@ -5,7 +5,7 @@ import { checkListenAddress, DEFAULT_JOB_NAME } from "@finetune-studio/serve-kit
 import { DEFAULT_KEY_VARIABLE } from "./api-key.js";
 import type { Needs } from "./command-args.js";
 import { ruleFlag, switchFlag, textFlag } from "./flags.js";
-import { envName, launchPort } from "./values.js";
+import { envName, launchPort, wholeNumber } from "./values.js";
 
 /** Where `launch` listens when no --host or --port is given: serve-kit's defaults, read from serve-kit. */
 export const DEFAULT_LISTEN: { host: string; port: number } = checkListenAddress();
@@ -58,6 +58,23 @@ export const GPU_MEMORY_FLAG = textFlag("gpu-memory", {
   help: "or a GPU not in that list, by its memory: 80GiB, 24GB",
 });
 export const GPU_FLAGS = [GPU_FLAG, GPU_MEMORY_FLAG];
+/** `plan --gpu-count N`: how many GPUs the plan may shard over. */
+export const GPU_COUNT_FLAG = ruleFlag(
+  "gpu-count",
+  {
+    valueName: "N",
+    field: "gpu.count",
+    help: "GPUs available (default: nvidia-smi's count, else the tensor-parallel size)",
+  },
+  (text, flag) => wholeNumber(text, flag, 1, 1024, "must be a whole number of GPUs from 1 to 1024"),
+);
+/** `plan --enable-lora`: plan a LoRA serve without naming its adapters. */
+export const ENABLE_LORA_FLAG = switchFlag(
+  "enable-lora",
+  "plan a LoRA serve (also on with a LoRA flag: --max-loras, --max-lora-rank, ...)",
+  undefined,
+  "enableLora",
+);
 
 /** `--job NAME`: the scrape job of the vLLM instances, which the Prometheus config names and the dashboard reads. */
 export const JOB_FLAG = textFlag("job", {

@@ -1,7 +1,7 @@
 // vLLM's engine options as flags: each comes from serve-kit's option table (its flag, value name and help
 // line), so `command`, `launch`, `plan` and `stack` take the same ones and a new option is one table entry.
 import { ENGINE_OPTION_LIST } from "@finetune-studio/serve-kit";
-import { type Flag, type ParsedFlags, type RawValue, switchFlag, textFlag } from "./flags.js";
+import { declaredValue, type Flag, type FlagReader, type RawValue, switchFlag, textFlag } from "./flags.js";
 import { UsageError } from "./io.js";
 import { numberOrRaw } from "./raw-values.js";
 
@@ -41,18 +41,14 @@ const OPTION_FLAGS = ENGINE_OPTION_LIST.map((option) => {
 
 /**
  * The engine options given as flags, by their serve-kit names; values stay raw for the builder's rules.
- * Each is read through its declaration (`parsed.get`); a record of raw values by name is still taken.
+ * Each is read through its declaration (`parsed.get`), when the command declares it.
  */
 export function engineValues(
-  parsed: Pick<ParsedFlags, "get" | "declares"> | Record<string, RawValue>,
+  parsed: FlagReader,
   kind: "full" | "lora",
   helpFor?: string,
 ): Record<string, never> {
-  const read = (flag: Flag): RawValue => {
-    if (typeof parsed.get !== "function") return (parsed as Record<string, RawValue>)[flag.name];
-    const flags = parsed as Pick<ParsedFlags, "get" | "declares">;
-    return flags.declares(flag) ? (flags.get(flag) as RawValue) : undefined;
-  };
+  const read = (flag: Flag): RawValue => declaredValue(parsed, flag) as RawValue;
   const engine: Record<string, unknown> = {};
   for (const { option, flag, negated } of OPTION_FLAGS) {
     const name = flag.name;

@@ -195,6 +195,14 @@ export interface ParsedFlags {
   get<T>(flag: Flag<T>): T;
 }
 
+/** What code shared by several commands reads a command line through: each flag by its declaration. */
+export type FlagReader = Pick<ParsedFlags, "get" | "declares">;
+
+/** A flag's value when the command declares it, else undefined (`launch` takes no --gpu-count). */
+export function declaredValue<T>(reader: FlagReader, flag: Flag<T>): T | undefined {
+  return reader.declares(flag) ? reader.get(flag) : undefined;
+}
+
 /** The parseArgs option of each declared flag. */
 function parseArgsOptions(flags: readonly Flag[]) {
   return Object.fromEntries(
@@ -303,11 +311,6 @@ export function parseFlags(args: readonly string[], declared: readonly Flag[]): 
 export function giveOne(parsed: ParsedFlags, flags: readonly Flag[], what = ""): void {
   const given = flags.filter((flag) => parsed.given(flag));
   if (given.length > 1) throw new UsageError(`--${given[0]?.name} and --${given[1]?.name}: give one${what}`);
-}
-
-/** Refuses a word the command does not take. */
-export function refuseExtraWords(words: readonly string[]): void {
-  if (words.length > 0) throw new UsageError(`unexpected argument ${quoted(words[0])}`);
 }
 
 const HELP_COLUMN = 26;

@@ -42,5 +42,5 @@ export const MAX_CONNECTIONS_FLAG = countFlag("max-connections", {
 
 export const RUNTIME_LORA_FLAG = switchFlag(
   "runtime-lora",
-  "let adapters be loaded and unloaded while vLLM runs\n(VLLM_ALLOW_RUNTIME_LORA_UPDATING=True): `studio-serve adapter` does it on\nevery instance. Anyone who can call vLLM can then load adapters from paths\non this machine: trusted networks only; refused on a non-loopback --host\nwithout --api-key-env",
+  "let adapters be loaded and unloaded while vLLM runs (launch lora only)\n(VLLM_ALLOW_RUNTIME_LORA_UPDATING=True): `studio-serve adapter` does it on\nevery instance. Anyone who can call vLLM can then load adapters from paths\non this machine: trusted networks only; refused on a non-loopback --host\nwithout --api-key-env",
 );

@@ -1,9 +1,11 @@
 import type { LoraAdapter, ServeOptions } from "@finetune-studio/serve-kit";
+import { type CommandArgs, positional } from "./command-args.js";
 import { API_KEY_ENV_FLAG, DEFAULT_LISTEN, GPU_FLAGS } from "./common-flags.js";
 import { ENGINE_FLAGS, engineValues } from "./engine-flags.js";
 import {
   describedAs,
   type Flag,
+  type FlagReader,
   flagForField,
   giveOne,
   listFlag,
@@ -61,6 +63,30 @@ export const SERVE_FLAGS: readonly Flag[] = [
   ...ENGINE_FLAGS,
 ];
 
+/** `<model>` of `full <model>`, and `<base>` of `lora <base>`: what the serve commands act on. */
+export const MODEL_ARG = positional("<model>", "a hub repository (owner/name) or a local directory");
+export const BASE_ARG = positional("<base>", "the base model the adapters were trained on");
+/** What each serve command takes after its options: vLLM's own flags, passed on as they are. */
+const VLLM_TAIL = "[-- vllm options]";
+
+/**
+ * The two forms of a serve command (`command`, `launch`): `full <model>`, and `lora <base>` with its
+ * adapters. parseServeArgs reads them; `--adapter`'s presence is its rule (the message says what to write).
+ */
+export function serveForms(name: string, flags: readonly Flag[]): readonly CommandArgs[] {
+  return [
+    { name: `${name} full`, positionals: [MODEL_ARG], flags, trailing: VLLM_TAIL },
+    {
+      name: `${name} lora`,
+      positionals: [BASE_ARG],
+      flags,
+      requiredFlags: [ADAPTER_FLAG],
+      builderChecks: true,
+      trailing: VLLM_TAIL,
+    },
+  ];
+}
+
 /** The model a parsed serve names: the full model, or a LoRA serve's base. */
 export function servedModelOf(parsed: ParsedServeArgs): string {
   return parsed.options.kind === "full" ? parsed.options.model : parsed.options.baseModel;
@@ -68,16 +94,14 @@ export function servedModelOf(parsed: ParsedServeArgs): string {
 
 type Values = Record<string, RawValue>;
 
-export interface ParsedServeArgs {
+export interface ParsedServeArgs extends FlagReader {
   kind: "full" | "lora";
   /** The serving intent, without the API key: that comes from the environment. */
   options: ServeOptions;
   /** The name of the environment variable holding the key (--api-key-env). */
   apiKeyEnv: string | undefined;
-  /** Every flag's value as typed, by name. */
+  /** Every flag's value as typed, by name (supervise/layout.ts still reads three this way). */
   values: Values;
-  /** The same values, read by their declarations. */
-  get: ReturnType<typeof parseFlags>["get"];
   /** The flags the command takes, by which a library's field names are told as flags. */
   flags: readonly Flag[];
 }
@@ -121,12 +145,12 @@ export function parseServeArgs(
     ...engineValues(parsed, kind, helpFor),
     ...(extraArgs.length > 0 ? { extraArgs } : {}),
   };
-  const get = parsed.get;
+  const { get, declares } = parsed;
   if (kind === "full") {
     if (parsed.given(ADAPTER_FLAG))
       throw new UsageError("--adapter: is for lora; a full model has no adapters", helpFor);
     const full: ServeOptions = { kind, model, ...common };
-    return { kind, options: full, apiKeyEnv, values, get, flags };
+    return { kind, options: full, apiKeyEnv, values, get, declares, flags };
   }
   const adapters = parsed.get(ADAPTER_FLAG).map((text, index) => parseAdapter(text, index, helpFor));
   if (adapters.length === 0) {
@@ -136,7 +160,7 @@ export function parseServeArgs(
     );
   }
   const lora: ServeOptions = { kind, baseModel: model, adapters, ...common };
-  return { kind, options: lora, apiKeyEnv, values, get, flags };
+  return { kind, options: lora, apiKeyEnv, values, get, declares, flags };
 }
 
 function parseAdapter(text: string, index: number, helpFor: string): LoraAdapter {

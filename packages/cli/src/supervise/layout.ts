@@ -33,6 +33,12 @@ export function parseLayout(parsed: ParsedServeArgs): FleetLayout {
   const { values } = parsed;
   const helpFor = `launch ${parsed.kind}`;
   const runtimeLora = parsed.get(RUNTIME_LORA_FLAG);
+  // vLLM runs a full model without --enable-lora, and its /v1/load_lora_adapter then refuses every adapter.
+  if (runtimeLora && parsed.kind === "full")
+    throw new UsageError(
+      "--runtime-lora: vLLM serves a full model without LoRA, so no adapter could ever load; use launch lora BASE --adapter NAME=PATH --runtime-lora",
+      helpFor,
+    );
   const { instances, listed, maxConnections } = inHelp(helpFor, () => ({
     instances: parsed.get(INSTANCES_FLAG),
     listed: parsed.get(GPUS_FLAG),
