@@ -1,7 +1,9 @@
 // One npm install of the packed tarballs, shared by the test packages that need one (this one and
-// tests/runtimes, which turbo runs at the same time): kept in node_modules/.cache under a key made of the
-// tarballs' bytes and the day (npm resolves the dependencies' ranges anew, so a new day installs anew).
+// tests/runtimes, which turbo runs at the same time): kept in the user's cache folder under a key made of
+// the tarballs' bytes and the day (npm resolves the dependencies' ranges anew, so a new day installs anew).
 // Whichever setup comes first installs, under a lock; the other waits for it and uses the same install.
+// Not inside the workspace: Node looks for a module a package forgot to declare in every node_modules up
+// the tree, and the workspace's own would hide the mistake.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
@@ -14,11 +16,16 @@ import {
   statSync,
   writeFileSync,
 } from "node:fs";
+import { homedir } from "node:os";
 import { basename, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { repoRoot } from "./published.js";
 
-export const installCache = join(repoRoot, "node_modules", ".cache", "finetune-studio-packed");
+/** $XDG_CACHE_HOME/finetune-studio-sdk/packed-installs, ~/.cache when that is not set. */
+export const installCache = join(
+  process.env.XDG_CACHE_HOME || join(homedir(), ".cache"),
+  "finetune-studio-sdk",
+  "packed-installs",
+);
 
 /** How long a setup waits for another one's install; npm on a loaded 2-core machine takes well under this. */
 const WAIT_FOR_OTHER_MS = 300_000;
