@@ -7,11 +7,14 @@ import { type BenchRequestRecord, percentile } from "./metrics.js";
 /** What the timeline reads of a request: when it was sent, its first token, its end, whether it completed. */
 export type TimelineRequest = Pick<BenchRequestRecord, "ok" | "startMs" | "ttftMs" | "latencyMs">;
 
-/** The fleet read at one time: instances serving, and requests waiting over all of them. */
+/**
+ * The fleet read at one time: instances serving, and requests waiting over all of them (null when an
+ * instance's page could not be read: a sum without it would be a guess, not 0).
+ */
 export interface FleetSecondSample {
   readonly timeMs: number;
   readonly serving: number;
-  readonly queue: number;
+  readonly queue: number | null;
 }
 
 /** One second of the run, [second, second + 1) s from its start. */
