@@ -47,7 +47,7 @@ export function sampleFleet(options: FleetSamplerOptions): FleetSampler {
     while (!stopping.signal.aborted) {
       const tickAt = performance.now();
       const sample = await read(stopping.signal);
-      if (sample !== undefined && !stopping.signal.aborted && samples.length < MAX_SAMPLES) {
+      if (!stopping.signal.aborted && samples.length < MAX_SAMPLES) {
         samples.push(sample);
         options.onSample?.(sample);
       }
@@ -80,16 +80,17 @@ function instanceReader(options: FleetSamplerOptions) {
     clients.set(url, client);
     return client;
   };
-  return async (stopping: AbortSignal): Promise<FleetSecondSample | undefined> => {
+  return async (stopping: AbortSignal): Promise<FleetSecondSample> => {
     // A gauge read is stamped with the time its read began, as Prometheus stamps a scrape.
     const timeMs = performance.now() - options.originMs;
     const state = readLaunchState(options.dir);
     if (state === undefined) {
+      // Unknown, said as such: the last figures must not stand for the seconds without a launch to read.
       warnOnce(
         "state",
         `${options.name}: no launch state in ${options.dir}: the timeline has no instances or queue while there is none`,
       );
-      return undefined;
+      return { timeMs, serving: null, queue: null };
     }
     // A file from before instances had states records serving ones.
     const stateOf = (instance: (typeof state.instances)[number]) => instance.state ?? "serving";
@@ -98,6 +99,7 @@ function instanceReader(options: FleetSamplerOptions) {
     const urls = state.instances
       .filter((instance) => stateOf(instance) === "serving" || stateOf(instance) === "draining")
       .map((instance) => `http://127.0.0.1:${instance.port}`);
+    for (const url of clients.keys()) if (!urls.includes(url)) clients.delete(url); // gone: forgotten
     const signal = AbortSignal.any([stopping, AbortSignal.timeout(timeoutMs)]);
     const waits = await Promise.all(urls.map((url) => waitingAt(clientOf(url), signal, timeoutMs)));
     let queue: number | null = 0;

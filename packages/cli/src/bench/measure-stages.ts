@@ -25,8 +25,6 @@ export interface StagedResult {
   stages: readonly LoadStage[];
   summaries: StageSummary[];
   timeline: TimelineRow[];
-  /** Whether the fleet was sampled (--launch P): the timeline's serving and queue columns have figures. */
-  sampled: boolean;
 }
 
 /** The staged level, with the fleet of `launch` (a port) sampled once a second while it runs. */
@@ -82,7 +80,6 @@ export async function measureStages(
       stages,
       summaries: summarizeStages(stages, staged),
       timeline: buildTimeline(measured.records, samples, durationMs),
-      sampled: launch !== undefined,
     },
   };
 }
