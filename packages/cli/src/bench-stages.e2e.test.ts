@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { getFreePort, waitForOutput } from "@finetune-studio/testing";
+import { getFreePort, startProcess, waitForHttp, waitForOutput } from "@finetune-studio/testing";
 import { describe, expect, it } from "vitest";
 import { fakeVllmEnv, startCli, tempDir } from "./test/cli-process.js";
 import { stoppedAfterEach } from "./test/stopped-after-each.js";
@@ -11,6 +11,7 @@ import { stoppedAfterEach } from "./test/stopped-after-each.js";
 // the records imply; each stage's row counts its own requests; --out writes the timeline beside the rest.
 
 const running = stoppedAfterEach();
+const STAND_IN = new URL("./test/fixtures/fake-vllm.mjs", import.meta.url).pathname;
 const TOKEN_MS = 20;
 const STAGES = "1:2s,10:2s,1:2s";
 
@@ -125,5 +126,44 @@ describe("bench --launch P --stages", { timeout: 120_000 }, () => {
     expect(svg).toMatch(/^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
     expect(svg).toContain("10 req/s");
     expect(svg).toMatch(/<path [^>]*d="M[^"]+"><title>waiting<\/title>/);
+  });
+
+  it("Ctrl-C keeps what was measured: the stages reached, a timeline to the second it stopped (a URL: no fleet read)", async () => {
+    const port = await getFreePort();
+    const fake = fakeVllmEnv({ FAKE_VLLM_PRISM: "0", FAKE_VLLM_TOKEN_MS: String(TOKEN_MS) });
+    const standIn = startProcess(process.execPath, [STAND_IN, "serve", "acme/m", "--port", String(port)], {
+      env: fake.env,
+    });
+    running.push(standIn);
+    const url = `http://127.0.0.1:${port}`;
+    await waitForHttp(`${url}/health`, { process: standIn, isReady: (status) => status === 200 });
+
+    const out = join(tempDir("stages-"), "run");
+    const bench = startCli(
+      ["bench", url, "--stages", "4:30s,8:30s", "--output-tokens", "4", "--out", out],
+      fake.env,
+    );
+    running.push(bench);
+    // The progress line comes every 5 s in a log: by then some requests were answered.
+    await waitForOutput(bench, /bench: stages 4:30s,8:30s \(stage 1 of 2\): [1-9]\d* done/, 60_000);
+    bench.child.kill("SIGINT");
+    expect(await bench.exited).toBe(130);
+    expect(bench.output()).toContain("stopping the run; what was measured is kept");
+    expect(bench.output()).not.toContain("stage 2 of 2 at");
+    expect(bench.output()).toMatch(/^2 +8 +30 s +30 s +0 +0 +0 +n\/a$/m);
+
+    const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8"));
+    expect(summary.interrupted).toBe(true);
+    const [first, second] = summary.stages;
+    expect(first.sent).toBeGreaterThan(0);
+    expect(first.answered + first.failed).toBe(first.sent);
+    expect(second).toMatchObject({ sent: 0, answered: 0, failed: 0, ttftP50Ms: null });
+    // Rows to the second it stopped, not to the stages' 60: and no fleet was read, so none says one.
+    const rows = summary.timeline as Row[];
+    expect(rows.length).toBeGreaterThanOrEqual(5);
+    expect(rows.length).toBeLessThan(30);
+    expect(rows.every((row) => row.serving === null && row.queue === null)).toBe(true);
+    expect(readFileSync(join(out, "timeline.csv"), "utf8").split("\n")).toHaveLength(rows.length + 2);
+    expect(readFileSync(join(out, "timeline.svg"), "utf8")).toContain("4 req/s");
   });
 });
