@@ -47,7 +47,7 @@ export const STAGES_FLAG = ruleFlag(
   "stages",
   {
     valueName: "R1:D1,R2:D2,...",
-    help: "a load that changes: R requests per second for D (s, m or h), stage after\nstage, e.g. 2:60s,12:120s,2:120s (sent as --rate sends, each stage's\nrequests in their stage); the report adds one row per stage, --out a\nsecond-by-second timeline (with --launch P, the instances serving and the queue)",
+    help: "a load that changes: R requests per second for D (s, m or h),\nstage after stage (e.g. 2:60s,12:120s,2:120s), sent as --rate sends;\nthe report adds a row per stage, --out a timeline (with --launch P:\nthe instances serving and the queue)",
   },
   (text, flag) => asUsage(() => parseStages(text, flag)),
 );
@@ -190,7 +190,7 @@ export const OUTPUT_FLAGS = [
   describedAs(JSON_FLAG, "one JSON document (stable field names) instead of the table"),
   describedAs(
     OUT_FLAG,
-    "also write records.jsonl (one line per request), summary.json and, for a\nsweep, latency.svg (latency against load)",
+    "also write records.jsonl (one line per request), summary.json and, for a\nsweep, latency.svg (latency against load); for --stages, timeline.csv\nand timeline.svg (one row a second)",
   ),
 ];
 

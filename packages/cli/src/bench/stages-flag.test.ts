@@ -62,7 +62,7 @@ describe("bench --stages refuses", () => {
     const help = (await runCapture(["bench", "--help"], cleanEnv())).stdout;
     expect(help).toMatch(/Load \(--concurrency, --rate, --stages or --sweep;/);
     expect(help).toMatch(
-      /^ {2}--stages R1:D1,R2:D2,\.\.\. +a load that changes: R requests per second for D/m,
+      /^ {2}--stages R1:D1,R2:D2,\.\.\. +a load that changes: R requests per second for D \(s, m or h\),$/m,
     );
     expect(help).toMatch(/--burstiness B +with --rate or --stages: gamma-distributed gaps/);
     expect(help).toMatch(/--seed S +with --rate or --stages: the seed of the arrival times/);

@@ -124,7 +124,7 @@ benchmark defines it, and how many instances a traffic needs.
 
 ${usageLines(BENCH_ARGS)}
 
-Load (--concurrency, --rate, --stages or --sweep; --concurrency with a rate caps the requests in flight):
+Load (--concurrency, --rate, --stages or --sweep; --concurrency with a rate caps the requests open):
 ${flagHelp(LOAD_FLAGS)}
 
 Requests:
