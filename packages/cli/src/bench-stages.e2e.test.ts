@@ -105,15 +105,16 @@ describe("bench --launch P --stages", { timeout: 120_000 }, () => {
     expect(rows.reduce((sum, r) => sum + r.sent, 0)).toBe(24);
     expect(rows.reduce((sum, r) => sum + r.answered, 0)).toBe(24);
 
-    // The queue follows the waiting the records imply: each second's sample (taken within it, or the second
-    // before when the sampler ran late) lies within what the scheduler held then (a little past the second's
-    // end too: the client sees a request start a few ms after the stand-in does); the high stage queued.
+    // The queue follows the waiting the records imply: each second's sample (taken within it, or up to two
+    // seconds before when a busy machine held the sampler back) lies within what the scheduler held then (a
+    // little past the second's end too: the client sees a request start a few ms after the stand-in does);
+    // the high stage queued.
     const sampled = rows.filter((r) => r.queue !== null);
     expect(sampled.length).toBeGreaterThanOrEqual(rows.length - 2);
     for (const row of sampled) {
       expect(row.serving).toBe(1);
       const held: number[] = [];
-      for (let t = (row.second - 1) * 1000; t < (row.second + 1) * 1000 + 200; t += 5) {
+      for (let t = (row.second - 2) * 1000; t < (row.second + 1) * 1000 + 200; t += 5) {
         held.push(waitingAt(records, t));
       }
       expect(row.queue, `second ${row.second}`).toBeGreaterThanOrEqual(Math.min(...held));
