@@ -23,12 +23,14 @@ export {
   readInstanceSignals,
   type SignalsReading,
 } from "./autoscale/signals.js";
+export { type StagedRequest, type StageSummary, summarizeStages } from "./bench/stage-summary.js";
 // Elastic serving, seen: bench --stages (a load that changes by stage) and its per-second timeline.
 export {
   type LoadStage,
   MAX_STAGED_REQUESTS,
   MAX_STAGES,
   parseStages,
+  requestStages,
   stageBoundariesMs,
   stagedArrivalTimesMs,
   stageRequests,

@@ -2,10 +2,12 @@
 import { join } from "node:path";
 import { escapeForTerminal, jsonForTerminal } from "@finetune-studio/internal";
 import { capacityFromSweep, latencyChartSvg } from "@finetune-studio/serve-kit";
+import { timelineCsv, timelineSvg } from "@finetune-studio/serve-kit/internal";
 import { ExitCode } from "../shared/exit-codes.js";
 import type { CliIo } from "../shared/io.js";
 import { FileWriteError, writeFilesTogether } from "../shared/safe-files.js";
 import type { Measured } from "./measure-levels.js";
+import type { StagedResult } from "./measure-stages.js";
 import type { MeasuredFleet } from "./measured-fleet.js";
 import type { BenchRun } from "./options.js";
 import type { PrefixCacheResult } from "./prefix-cache.js";
@@ -14,6 +16,7 @@ import {
   formatCapacity,
   formatFailureReasons,
   formatPrefixCache,
+  formatStages,
   loadText,
 } from "./report.js";
 
@@ -28,6 +31,8 @@ export interface BenchResult {
   /** Ctrl-C ended the run: what was measured is reported, and the exit code says so. */
   interrupted: boolean;
   prefixCache: PrefixCacheResult | undefined;
+  /** A --stages run: each stage's summary and the timeline. */
+  staged: StagedResult | undefined;
   json: boolean;
   out: string | undefined;
 }
@@ -41,12 +46,13 @@ export function reportBench(result: BenchResult, io: CliIo): number {
   else {
     io.out(formatBenchTable(measured));
     io.out(formatFailureReasons(measured));
+    if (result.staged !== undefined) io.out(formatStages(result.staged.summaries));
     if (prefixCache !== undefined) io.out(formatPrefixCache(prefixCache));
     if (capacity !== undefined) {
       io.out(formatCapacity(capacity, plan.loadName, plan.targetRps, result.fleet.name));
     }
   }
-  if (result.out !== undefined && !writeResults(result.out, measured, document, plan.loadName, io)) {
+  if (result.out !== undefined && !writeResults(result.out, resultFiles(result, document), io)) {
     return ExitCode.Failure;
   }
   if (result.interrupted) return ExitCode.Interrupted;
@@ -70,7 +76,7 @@ function capacityOf(measured: readonly Measured[], plan: BenchRun, fleet: Measur
 
 /** The JSON document of --json and summary.json: stable field names. */
 function summaryOf(result: BenchResult, capacity: ReturnType<typeof capacityOf>) {
-  const { plan, prefixCache } = result;
+  const { plan, prefixCache, staged } = result;
   return {
     url: result.url,
     model: result.model,
@@ -78,6 +84,7 @@ function summaryOf(result: BenchResult, capacity: ReturnType<typeof capacityOf>)
     slo: plan.slo ?? null,
     interrupted: result.interrupted,
     ...(prefixCache === undefined ? {} : { prefixCache }),
+    ...(staged === undefined ? {} : { stages: staged.summaries, timeline: staged.timeline }),
     levels: result.measured.map(({ label, asked, reachedConcurrency, metrics, late }) => ({
       label,
       load: loadText(asked),
@@ -96,22 +103,33 @@ function summaryOf(result: BenchResult, capacity: ReturnType<typeof capacityOf>)
   };
 }
 
-/** --out DIR: the per-request records, the summary and, for a sweep, the chart; all or none. */
-function writeResults(
-  dir: string,
-  measured: readonly Measured[],
-  document: object,
-  loadName: string,
-  io: CliIo,
-): boolean {
+/**
+ * --out DIR's files: the per-request records, the summary, for a sweep the latency chart, for a staged run
+ * the timeline (CSV and chart).
+ */
+function resultFiles(result: BenchResult, document: object): { name: string; text: string }[] {
+  const { measured, staged } = result;
   const records = measured.flatMap((level) =>
     level.records.map((record) => JSON.stringify({ load: loadText(level.asked), ...record })),
   );
-  const files = [
+  const title = `bench ${measured[0]?.label ?? ""} against ${result.url}`;
+  return [
     { name: "records.jsonl", text: records.length === 0 ? "" : `${records.join("\n")}\n` },
     { name: "summary.json", text: `${JSON.stringify(document, null, 2)}\n` },
-    ...(measured.length > 1 ? [{ name: "latency.svg", text: latencyChartSvg(measured, loadName) }] : []),
+    ...(measured.length > 1
+      ? [{ name: "latency.svg", text: latencyChartSvg(measured, result.plan.loadName) }]
+      : []),
+    ...(staged === undefined
+      ? []
+      : [
+          { name: "timeline.csv", text: timelineCsv(staged.timeline) },
+          { name: "timeline.svg", text: timelineSvg(staged.timeline, { stages: staged.stages, title }) },
+        ]),
   ];
+}
+
+/** --out DIR: every file written, or none. */
+function writeResults(dir: string, files: readonly { name: string; text: string }[], io: CliIo): boolean {
   try {
     writeFilesTogether(dir, files, "shared"); // Results, no secret: others may read them.
   } catch (error) {

@@ -7,12 +7,13 @@ import {
   conversationWorkload,
   type SweepPoint,
 } from "@finetune-studio/serve-kit";
+import { stageRequests } from "@finetune-studio/serve-kit/internal";
 import type { CliIo } from "../shared/io.js";
 import type { BenchRun, Conversations, LoadLevel } from "./options.js";
 import { playConversations } from "./play-conversations.js";
-import { progressLine } from "./progress.js";
+import { type ProgressLine, progressLine } from "./progress.js";
 import { levelLabel } from "./report.js";
-import { LATE_MS, type LoadRun, runLoad } from "./run-load.js";
+import { LATE_MS, type LoadRecord, type LoadRun, runLoad } from "./run-load.js";
 
 /**
  * One level measured: its load (a concurrency level's is the concurrency it reached), the load asked for,
@@ -22,7 +23,7 @@ export interface Measured extends SweepPoint {
   label: string;
   asked: number;
   reachedConcurrency: number;
-  records: BenchRequestRecord[];
+  records: LoadRecord[];
   late: LoadRun["late"];
 }
 
@@ -89,8 +90,11 @@ export async function measureConversations(
   );
 }
 
-/** The requests one level sends: --requests, or as many as --duration takes at its rate. */
-function countOf(level: LoadLevel, plan: BenchRun): number {
+/** The requests one level sends: its stages', --requests, or as many as --duration takes at its rate. */
+export function countOf(level: LoadLevel, plan: BenchRun): number {
+  if (level.shape.kind === "stages") {
+    return level.shape.stages.reduce((sum, stage) => sum + stageRequests(stage), 0);
+  }
   if (plan.durationMs === undefined) return plan.requests;
   return level.shape.kind === "rate" && Number.isFinite(level.shape.rate)
     ? Math.ceil((level.shape.rate * plan.durationMs) / 1000)
@@ -122,14 +126,18 @@ function sessionChats(url: string, apiKey: string | undefined, conversations: Co
     header === undefined ? shared : createChatClient({ ...base, headers: { [header]: session } });
 }
 
-async function measureLevel(
+/** One level sent by `send`, with its progress line, and measured as vLLM's bench measures it. */
+export async function measureLevel(
   level: LoadLevel,
   plan: BenchRun,
   io: CliIo,
-  send: (onRecord: (records: readonly BenchRequestRecord[]) => void) => Promise<LoadRun>,
+  send: (
+    onRecord: (records: readonly BenchRequestRecord[]) => void,
+    progress: ProgressLine,
+  ) => Promise<LoadRun>,
 ): Promise<Measured> {
   const progress = progressLine(level.label, io);
-  const run = await send(progress.update);
+  const run = await send(progress.update, progress);
   progress.done();
   const metrics = computeBenchMetrics(run.records, run.durationSeconds, plan.slo);
   if (run.late.count > run.records.length * 0.05) {

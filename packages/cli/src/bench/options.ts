@@ -1,5 +1,11 @@
 import { type BenchSlo, parseSlo, ServeConfigError } from "@finetune-studio/serve-kit";
-import { checkSessionHeader } from "@finetune-studio/serve-kit/internal";
+import {
+  checkSessionHeader,
+  type LoadStage,
+  parseStages,
+  stageBoundariesMs,
+  stageRequests,
+} from "@finetune-studio/serve-kit/internal";
 import { type CommandArgs, positional } from "../shared/command-args.js";
 import {
   API_KEY_ENV_FLAG,
@@ -37,9 +43,17 @@ export const RATE_FLAG = ruleFlag(
   { valueName: "R", help: "send R requests per second, Poisson arrivals (inf: all at once)" },
   (text, flag) => positiveDecimal(text, flag, true),
 );
+export const STAGES_FLAG = ruleFlag(
+  "stages",
+  {
+    valueName: "R1:D1,R2:D2,...",
+    help: "a load that changes: R requests per second for D (s, m or h),\nstage after stage (e.g. 2:60s,12:120s,2:120s), sent as --rate sends;\nthe report adds a row per stage, --out a timeline (with --launch P:\nthe instances serving and the queue)",
+  },
+  (text, flag) => asUsage(() => parseStages(text, flag)),
+);
 export const BURSTINESS_FLAG = ruleFlag(
   "burstiness",
-  { valueName: "B", help: "with --rate: gamma-distributed gaps, 1 = Poisson", fallback: 1 },
+  { valueName: "B", help: "with --rate or --stages: gamma-distributed gaps, 1 = Poisson", fallback: 1 },
   (text, flag) => positiveDecimal(text, flag, true),
 );
 export const SEED_FLAG = countFlag("seed", {
@@ -47,7 +61,7 @@ export const SEED_FLAG = countFlag("seed", {
   min: 0,
   max: 2 ** 31 - 1,
   fallback: 0,
-  help: "with --rate: the seed of the arrival times",
+  help: "with --rate or --stages: the seed of the arrival times",
 });
 export const SWEEP_FLAG = textFlag("sweep", {
   valueName: "rate:1,4,inf | concurrency:1,4,16",
@@ -67,6 +81,7 @@ export const DURATION_FLAG = secondsFlag("duration", {
 export const LOAD_FLAGS = [
   CONCURRENCY_FLAG,
   RATE_FLAG,
+  STAGES_FLAG,
   BURSTINESS_FLAG,
   SEED_FLAG,
   SWEEP_FLAG,
@@ -175,7 +190,7 @@ export const OUTPUT_FLAGS = [
   describedAs(JSON_FLAG, "one JSON document (stable field names) instead of the table"),
   describedAs(
     OUT_FLAG,
-    "also write records.jsonl (one line per request), summary.json and, for a\nsweep, latency.svg (latency against load)",
+    "also write records.jsonl (one line per request), summary.json and, for a\nsweep, latency.svg (latency against load); for --stages, timeline.csv\nand timeline.svg (one row a second)",
   ),
 ];
 
@@ -209,6 +224,8 @@ export interface BenchRun {
   timeoutMs: number;
   /** --conversations: the multi-turn workload instead of single requests. */
   conversations: Conversations | undefined;
+  /** --stages: the load changes stage by stage (the one level's shape says so too). */
+  stages: readonly LoadStage[] | undefined;
 }
 
 export interface Conversations {
@@ -245,6 +262,11 @@ export const BENCH_ARGS: CommandArgs = {
   ],
   excludes: [
     {
+      flags: [RATE_FLAG, CONCURRENCY_FLAG, SWEEP_FLAG, REQUESTS_FLAG, DURATION_FLAG, CONVERSATIONS_FLAG],
+      by: STAGES_FLAG,
+      why: "which sets the rate and how long it lasts, stage by stage, sent open-loop as --rate sends",
+    },
+    {
       flags: [RATE_FLAG, SWEEP_FLAG, REQUESTS_FLAG, DURATION_FLAG, DATASET_FLAG],
       by: CONVERSATIONS_FLAG,
       why: "which plays each conversation to its end, --concurrency at a time",
@@ -263,9 +285,11 @@ export function readBenchRun(parsed: ParsedFlags): BenchRun {
   const durationMs = duration === undefined ? undefined : duration * 1000;
   if (durationMs !== undefined) checkRateForDuration(levels, durationMs, String(duration));
   const targetRps = parsed.get(TARGET_RPS_FLAG);
+  const stages = parsed.get(STAGES_FLAG);
   return {
     levels,
     loadName,
+    stages,
     conversations: readConversations(parsed),
     requests: parsed.get(REQUESTS_FLAG),
     durationMs,
@@ -301,6 +325,11 @@ function levelsOf(parsed: ParsedFlags): Pick<BenchRun, "levels" | "loadName"> {
   });
   const rate = parsed.get(RATE_FLAG);
   const sweep = parsed.get(SWEEP_FLAG);
+  const stages = parsed.get(STAGES_FLAG);
+  if (stages !== undefined) {
+    const level = stagesLevel(stages, burstiness, seed);
+    return { levels: [level], loadName: "request rate (req/s)" };
+  }
   if (rate !== undefined) return { levels: [rateLevel(rate)], loadName: "request rate (req/s)" };
   if (sweep === undefined)
     return { levels: [concurrencyLevel(parsed.get(CONCURRENCY_FLAG))], loadName: "concurrency" };
@@ -320,11 +349,31 @@ function levelsOf(parsed: ParsedFlags): Pick<BenchRun, "levels" | "loadName"> {
       };
 }
 
+/**
+ * --stages' one level: its schedule sent open-loop, as a rate's is; its load the mean rate offered (its
+ * requests over its seconds), its label the stages as the table names them.
+ */
+function stagesLevel(stages: readonly LoadStage[], burstiness: number, seed: number): LoadLevel {
+  const requests = stages.reduce((sum, stage) => sum + stageRequests(stage), 0);
+  const seconds = (stageBoundariesMs(stages).at(-1) ?? 0) / 1000;
+  const text = stages.map((stage) => `${stage.rate}:${stage.durationMs / 1000}s`).join(",");
+  return {
+    load: requests / seconds,
+    label: `stages ${text}`,
+    shape: { kind: "stages", stages, burstiness, seed },
+  };
+}
+
 /** --slo by serve-kit's parser, its error told as the flag. */
 function sloOf(parsed: ParsedFlags): BenchSlo | undefined {
   const text = parsed.get(SLO_FLAG);
+  return text === undefined ? undefined : asUsage(() => parseSlo(text, "--slo"));
+}
+
+/** A serve-kit parser's refusal (it names the flag, its rule and what was given) as a usage error. */
+function asUsage<T>(parse: () => T): T {
   try {
-    return text === undefined ? undefined : parseSlo(text, "--slo");
+    return parse();
   } catch (error) {
     if (error instanceof ServeConfigError)
       throw new UsageError(`${error.field}: ${error.rule} (given ${error.given})`);

@@ -29,6 +29,28 @@ describe("bench's progress line, written only through the CLI's io", () => {
   });
 });
 
+describe("a note on the progress line (a stage starting)", () => {
+  it("takes the live line's place on a terminal, which is drawn again under it naming where the run is", () => {
+    const { io, written } = capture(true);
+    const progress = progressLine("stages 1:2s,4:2s", io);
+    progress.note("bench: stage 2 of 2 at 2 s: 4 req/s for 2 s", "stage 2 of 2");
+    expect(written).toEqual([
+      "\rbench: stage 2 of 2 at 2 s: 4 req/s for 2 s\u001b[K\nbench: stages 1:2s,4:2s (stage 2 of 2): 0 done, 0 failed, 0.0 req/s, TTFT p50 -\u001b[K",
+    ]);
+  });
+
+  it("is a line of its own in a log, and the lines after it name the stage", () => {
+    const { io, written } = capture(undefined);
+    const progress = progressLine("stages 1:2s,4:2s", io);
+    progress.note("bench: stage 1 of 2 at 0 s: 1 req/s for 2 s", "stage 1 of 2");
+    progress.done();
+    expect(written).toEqual([
+      "bench: stage 1 of 2 at 0 s: 1 req/s for 2 s\n",
+      "bench: stages 1:2s,4:2s (stage 1 of 2): 0 done, 0 failed, 0.0 req/s, TTFT p50 -\n",
+    ]);
+  });
+});
+
 describe("the one interrupt wiring of bench and status", () => {
   it("aborts the run's signal on SIGINT, once, and removes its handlers when the run ends", async () => {
     const before = process.listenerCount("SIGINT");

@@ -1,19 +1,24 @@
 import { setMaxListeners } from "node:events";
 import type { ChatClient, ChatCompletionRequest } from "@finetune-studio/client";
 import { arrivalTimesMs, type BenchRequestRecord } from "@finetune-studio/serve-kit";
+import { type LoadStage, requestStages, stagedArrivalTimesMs } from "@finetune-studio/serve-kit/internal";
 import { sleep } from "../shared/abortable-sleep.js";
 import { measureRequest } from "./measure-request.js";
 
 /**
  * How requests are offered: at a rate (Poisson-like arrivals; `maxConcurrency` caps how many are open at
- * once) or by keeping a number open at once.
+ * once), at each stage's rate in turn (open-loop, as a rate), or by keeping a number open at once.
  */
 export type LoadShape =
   | { kind: "rate"; rate: number; burstiness: number; seed: number; maxConcurrency?: number }
+  | { kind: "stages"; stages: readonly LoadStage[]; burstiness: number; seed: number }
   | { kind: "concurrency"; concurrency: number };
 
+/** A request measured; in a staged run, with the stage (from 1) that scheduled it. */
+export type LoadRecord = BenchRequestRecord & { stage?: number };
+
 export interface LoadRun {
-  records: BenchRequestRecord[];
+  records: LoadRecord[];
   /** From the first request sent to the last answer, as vLLM's `benchmark_duration`. */
   durationSeconds: number;
   /** Rate runs: requests sent more than `LATE_MS` after their scheduled time, and the worst delay. */
@@ -38,11 +43,13 @@ export interface LoadOptions {
   secrets?: readonly string[];
   /** Called after each request ends, with every record so far. */
   onRecord?: (records: readonly BenchRequestRecord[]) => void;
+  /** The run's start on `performance.now()`'s clock (default: now), when another reader shares it. */
+  startedAt?: number;
 }
 
 /** A run in progress: what was measured so far, what is open, and how to send the next request. */
 interface Load {
-  records: BenchRequestRecord[];
+  records: LoadRecord[];
   started: number;
   deadline: number;
   late: LoadRun["late"];
@@ -62,13 +69,14 @@ export async function runLoad(options: LoadOptions): Promise<LoadRun> {
   setMaxListeners(0, options.signal);
   const load = startLoad(options);
   if (options.shape.kind === "concurrency") await keepOpen(load, options.shape.concurrency);
-  else await sendOnSchedule(load, options, options.shape);
+  else await sendOnSchedule(load, options, scheduleOf(options.shape, options.count));
   const { records, late, reachedConcurrency } = load;
   return { records, durationSeconds: durationOf(records), late, reachedConcurrency };
 }
 
 function startLoad(options: LoadOptions): Load {
-  const started = performance.now();
+  const started = options.startedAt ?? performance.now();
+  const stages = options.shape.kind === "stages" ? requestStages(options.shape.stages) : undefined;
   const load: Load = {
     records: [],
     started,
@@ -89,7 +97,8 @@ function startLoad(options: LoadOptions): Load {
       });
       load.open--;
       load.onSlotFree?.();
-      load.records.push(record);
+      const stage = stages?.[index];
+      load.records.push(stage === undefined ? record : { ...record, stage });
       options.onRecord?.(load.records);
     },
     more: (index) => !options.signal.aborted && index < options.count && performance.now() < load.deadline,
@@ -106,16 +115,24 @@ async function keepOpen(load: Load, concurrency: number): Promise<void> {
   await Promise.all(Array.from({ length: concurrency }, worker));
 }
 
-/** A rate level: each request sent at its arrival time, late ones counted, at most `maxConcurrency` open. */
+/** When each request of a rate or a staged level goes (ms from the start), and how many may be open at once. */
+function scheduleOf(shape: Exclude<LoadShape, { kind: "concurrency" }>, count: number) {
+  const { burstiness, seed } = shape;
+  if (shape.kind === "stages") {
+    return { times: stagedArrivalTimesMs(shape.stages, burstiness, seed), cap: Number.POSITIVE_INFINITY };
+  }
+  const { rate } = shape;
+  // An infinite rate sends everything at once: no schedule to draw (and none to hold in memory).
+  const times = Number.isFinite(rate) ? arrivalTimesMs(count, rate, burstiness, seed) : [];
+  return { times, cap: shape.maxConcurrency ?? Number.POSITIVE_INFINITY };
+}
+
+/** A scheduled level: each request sent at its arrival time, late ones counted, at most `cap` open. */
 async function sendOnSchedule(
   load: Load,
   options: LoadOptions,
-  shape: Extract<LoadShape, { kind: "rate" }>,
+  { times, cap }: { times: readonly number[]; cap: number },
 ): Promise<void> {
-  const { rate, burstiness, seed } = shape;
-  const cap = shape.maxConcurrency ?? Number.POSITIVE_INFINITY;
-  // An infinite rate sends everything at once: no schedule to draw (and none to hold in memory).
-  const times = Number.isFinite(rate) ? arrivalTimesMs(options.count, rate, burstiness, seed) : [];
   const sending: Promise<void>[] = [];
   // When the loop last came back from waiting for a free slot: an arrival due before then waited for the
   // cap, not for this machine, and is not late.

@@ -1,6 +1,7 @@
 import { createChatClient } from "@finetune-studio/client";
 import { type BenchResult, reportBench, sizesCapacity } from "../bench/bench-output.js";
 import { type BenchTarget, measureConversations, measureLevels } from "../bench/measure-levels.js";
+import { measureStages } from "../bench/measure-stages.js";
 import { measuredFleet, ONE_INSTANCE } from "../bench/measured-fleet.js";
 import {
   BENCH_ARGS,
@@ -90,15 +91,19 @@ async function measure(
   asked: BenchAsked,
   target: BenchTarget,
   io: CliIo,
-): Promise<Pick<BenchResult, "measured" | "interrupted" | "prefixCache">> {
+): Promise<Pick<BenchResult, "measured" | "interrupted" | "prefixCache" | "staged">> {
   const { plan } = asked;
   if (plan.conversations === undefined) {
     const requests =
       asked.dataset === undefined
         ? syntheticRequests(target.model, plan.requests, plan.inputTokens, plan.outputTokens)
         : datasetRequests(asked.dataset, target.model);
+    if (plan.stages !== undefined) {
+      const { measured, staged } = await measureStages(plan, requests, target, asked.launch, io);
+      return { measured: [measured], interrupted: target.signal.aborted, prefixCache: undefined, staged };
+    }
     const measured = await measureLevels(plan, requests, target, io);
-    return { measured, interrupted: target.signal.aborted, prefixCache: undefined };
+    return { measured, interrupted: target.signal.aborted, prefixCache: undefined, staged: undefined };
   }
   // The instances' prefix-cache counters before and after the run: what it made the caches do.
   const urls = await instanceUrls(target.url, asked.launch, io);
@@ -106,7 +111,7 @@ async function measure(
   const measured = [await measureConversations(plan, plan.conversations, target, io)];
   const after = await readInstances(urls, target.apiKey, before.scrapes);
   const prefixCache = prefixCacheOfRun(before.scrapes, after.statuses);
-  return { measured, interrupted: target.signal.aborted, prefixCache };
+  return { measured, interrupted: target.signal.aborted, prefixCache, staged: undefined };
 }
 
 /** The server: the launch's front door on this machine, or the URL given (the parser saw one of them). */
@@ -119,7 +124,7 @@ benchmark defines it, and how many instances a traffic needs.
 
 ${usageLines(BENCH_ARGS)}
 
-Load (--concurrency, --rate or --sweep; --concurrency with a rate caps the requests in flight):
+Load (--concurrency, --rate, --stages or --sweep; --concurrency with a rate caps the requests open):
 ${flagHelp(LOAD_FLAGS)}
 
 Requests:

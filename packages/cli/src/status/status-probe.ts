@@ -201,7 +201,7 @@ function mixedProcesses(scrapes: readonly (MetricsScrape | undefined)[]): string
 }
 
 /** One read of /metrics (vLLM's Prometheus text), timed, or why it failed. */
-async function scrapeMetrics(
+export async function scrapeMetrics(
   chat: ChatClient,
   signal: AbortSignal,
   timeoutMs: number,
