@@ -33,7 +33,7 @@ function step(message: string): void {
 
 async function callSections(server: AnsweringServer): Promise<Section[]> {
   const { sequential, concurrent, callers } = settings.calls;
-  const shape = `${sequential.calls.toLocaleString("en-US")} sequential calls per row after ${sequential.warmupCalls} warm-up calls, in ${sequential.rounds} interleaved rounds; then ${concurrent.calls.toLocaleString("en-US")} calls by ${callers} concurrent callers sharing one client, in ${concurrent.rounds} interleaved rounds: throughput is the median round's rate.`;
+  const shape = `${sequential.calls.toLocaleString("en-US")} sequential calls per row after ${sequential.warmupCalls} warm-up calls, in ${sequential.rounds} interleaved rounds; then ${concurrent.calls.toLocaleString("en-US")} calls by ${callers} concurrent callers sharing one client, in ${concurrent.rounds} interleaved rounds: throughput is the median round's rate. Each comparison is taken round by round (the rows ran back to back in each round) and shown as the median over the rounds with its interquartile range in brackets; "vs baseline" compares with the peer given the same timeout as our client.`;
   step("Studio operations");
   const studio = await measureCalls(studioOperations(server.url), settings.calls);
   step("Studio operations, answered in-process");
@@ -129,7 +129,7 @@ async function main(): Promise<void> {
   sections.push({
     title: "Cold import time",
     method:
-      "A fresh `node --input-type=module -e` per run times `await import(...)` inside itself (Node's own start-up left out); packages alternate run by run, after one untimed run each. Target (issues #10 and #21): our median at most 1.25× openapi-fetch's and at most 0.20× openai's.",
+      "A fresh `node --input-type=module -e` per run times `await import(...)` inside itself (Node's own start-up left out); in each round every package is imported once, in a rotating order, after one untimed run each. The ratios to openapi-fetch are taken round by round: their median and interquartile range, wall-clock and in the process's CPU time (which a busy machine's queueing leaves out). Target (issues #10 and #21): our median at most 1.25× openapi-fetch's and at most 0.20× openai's.",
     table: await measureColdImports(settings.coldImportRuns),
   });
 

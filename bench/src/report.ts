@@ -1,5 +1,6 @@
 // RESULTS.md: where and when it ran, then one section per measurement with its method and its table.
 import type { MachineDescription } from "./machine.js";
+import type { Spread } from "./stats.js";
 
 export interface Section {
   readonly title: string;
@@ -32,4 +33,9 @@ export function renderReport(
     "",
     ...sections.flatMap((section) => [`## ${section.title}`, "", section.method, "", section.table, ""]),
   ].join("\n");
+}
+
+/** `1.02× (0.98–1.05)`: a ratio taken round by round, as its median and interquartile range. */
+export function ratioSpread({ median, q1, q3 }: Spread): string {
+  return `${median.toFixed(2)}× (${q1.toFixed(2)}–${q3.toFixed(2)})`;
 }

@@ -17,7 +17,7 @@ export const fullRun: BenchSettings = {
     concurrent: { warmupCalls: 1_280, calls: 12_800, rounds: 20 }, // 10 calls per caller a round; the median round counts
     callers: 64,
   },
-  coldImportRuns: 15,
+  coldImportRuns: 40, // ratios per round: 15 left the quartiles of two runs apart
   trees: { sizes: [1e3, 1e4, 1e5, 1e6], minRuns: 5, targetMs: 400, maxRuns: 5_000, warmupMs: 500 },
   deadlineMs: 25 * 60_000,
 };

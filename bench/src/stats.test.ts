@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { median, percentile, summarize } from "./stats.js";
+import { median, percentile, perRound, spread, summarize } from "./stats.js";
 
 describe("median", () => {
   it.each<[string, { given: number[]; want: number }]>([
@@ -49,5 +49,21 @@ describe("percentile", () => {
 describe("summarize", () => {
   it("gives count, median and p99", () => {
     expect(summarize([1, 2, 3, 4, 100])).toEqual({ count: 5, median: 3, p99: 100 });
+  });
+});
+
+describe("spread", () => {
+  it("is the median and the nearest-rank quartiles of the rounds", () => {
+    expect(spread([8, 1, 2, 7, 3, 6, 4, 5])).toEqual({ median: 4.5, q1: 2, q3: 6 });
+  });
+
+  it("refuses no rounds", () => {
+    expect(() => spread([])).toThrow(RangeError);
+  });
+});
+
+describe("perRound", () => {
+  it("pairs the rounds both have, in order", () => {
+    expect(perRound([2, 9, 4], [1, 3], (a, b) => a / b)).toEqual([2, 3]);
   });
 });

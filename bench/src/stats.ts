@@ -29,3 +29,28 @@ export interface LatencySummary {
 export function summarize(samples: readonly number[]): LatencySummary {
   return { count: samples.length, median: median(samples), p99: percentile(samples, 0.99) };
 }
+
+/** A figure over interleaved rounds: its median and the quartiles around it (nearest rank). */
+export interface Spread {
+  readonly median: number;
+  readonly q1: number;
+  readonly q3: number;
+}
+
+/**
+ * The median and interquartile range of per-round figures. A ratio or difference taken within each round
+ * (the variants ran back to back there) cancels most of a shared machine's slow spells; its spread says how
+ * far two runs may differ.
+ */
+export function spread(perRound: readonly number[]): Spread {
+  return { median: median(perRound), q1: percentile(perRound, 0.25), q3: percentile(perRound, 0.75) };
+}
+
+/** `f(a[i], b[i])` for each round `i` both have. */
+export function perRound(
+  a: readonly number[],
+  b: readonly number[],
+  f: (a: number, b: number) => number,
+): number[] {
+  return a.slice(0, Math.min(a.length, b.length)).map((value, i) => f(value, b[i] as number));
+}

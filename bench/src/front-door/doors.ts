@@ -79,6 +79,48 @@ export function handHaproxyConfig(port: number, instancePorts: readonly number[]
   ].join("\n");
 }
 
+/** The front door's own limits, given to launch explicitly so that a hand copy can hold the same. */
+export interface DoorLimits {
+  /** Requests per instance (launch --max-num-seqs): HAProxy's maxconn on each server. */
+  maxNumSeqs: number;
+  /** Connections the front door holds (launch --max-connections): HAProxy's global and frontend maxconn. */
+  maxConnections: number;
+}
+
+/**
+ * HAProxy with the front door's limits and streaming settings, by hand: the same global, frontend and
+ * per-instance maxconn, timeouts, `option http-no-delay` and `http-reuse always`, and nothing else (no
+ * health checks, no routing rules, no control-endpoint rules). What it measures is HAProxy's own floor
+ * under the front door's limits; the front door's distance from it is what its extra rules cost.
+ */
+export function sameLimitsHaproxyConfig(
+  port: number,
+  instancePorts: readonly number[],
+  limits: DoorLimits,
+): string {
+  return [
+    "global",
+    `    maxconn ${limits.maxConnections}`,
+    "defaults",
+    "    mode http",
+    "    timeout connect 5s",
+    "    timeout client 600s",
+    "    timeout server 600s",
+    "    timeout queue 600s",
+    "    option http-no-delay",
+    "    http-reuse always",
+    "frontend front",
+    `    bind 127.0.0.1:${port}`,
+    `    maxconn ${limits.maxConnections}`,
+    "    default_backend instances",
+    "backend instances",
+    "    balance leastconn",
+    `    default-server maxconn ${limits.maxNumSeqs}`,
+    ...instancePorts.map((instancePort, i) => `    server s${i} 127.0.0.1:${instancePort}`),
+    "",
+  ].join("\n");
+}
+
 /**
  * Plain nginx as the guides for streaming APIs set it up: least connections, kept-alive upstream
  * connections, and `proxy_buffering off` so server-sent events pass as they come. No access log, like the
@@ -139,14 +181,20 @@ async function startDoor(
 
 /**
  * `launch --instances 2` over the stand-in (with `env`), then plain nginx and HAProxy by hand in front of its
- * instances; every process goes into `processes`, to be stopped by the caller.
+ * instances, and with `limits` (given to launch too) HAProxy by hand with those limits; every process goes
+ * into `processes`, to be stopped by the caller.
  */
 export async function startDoors(
   kit: StandInKit,
   processes: ManagedProcess[],
   env: NodeJS.ProcessEnv = {},
+  limits?: DoorLimits,
 ): Promise<{ launch: Launch; doors: Door[] }> {
-  const launch = await startLaunch(kit, env);
+  const more =
+    limits === undefined
+      ? []
+      : ["--max-num-seqs", String(limits.maxNumSeqs), "--max-connections", String(limits.maxConnections)];
+  const launch = await startLaunch(kit, env, { more });
   processes.push(launch.proc);
   const nginx = await startPlainNginx(kit.binDir, launch.instancePorts);
   processes.push(nginx.proc);
@@ -157,7 +205,25 @@ export async function startDoors(
     { name: "plain nginx", port: nginx.port },
     { name: "by hand", port: hand.port },
   ];
+  if (limits !== undefined) {
+    const same = await startSameLimitsHaproxy(kit.binDir, launch.instancePorts, limits);
+    processes.push(same.proc);
+    doors.push({ name: "same limits by hand", port: same.port });
+  }
   return { launch, doors };
+}
+
+/** HAProxy with the front door's limits by hand (sameLimitsHaproxyConfig), its config in `dir`. */
+async function startSameLimitsHaproxy(dir: string, instancePorts: readonly number[], limits: DoorLimits) {
+  const port = await getFreePort();
+  const file = join(dir, `same-limits-${port}.cfg`);
+  writeFileSync(file, sameLimitsHaproxyConfig(port, instancePorts, limits));
+  const proc = await startDoor("HAProxy with the same limits", port, requireSystemTool("haproxy"), [
+    "-db",
+    "-f",
+    file,
+  ]);
+  return { proc, port };
 }
 
 /** HAProxy by hand in front of the instances, its config in `dir`. */

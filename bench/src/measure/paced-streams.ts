@@ -11,6 +11,12 @@ import { median } from "../stats.js";
 import { markdownTable } from "../table.js";
 
 const PACE_MS = 5;
+/**
+ * The front door's limits, given to launch and copied by hand into a second HAProxy: launch's defaults for
+ * two instances where the GPU cannot be told (vLLM's 1,024 sequences each, four times their sum). With 256
+ * callers HAProxy queues nothing (256 < 2 x 1,024) and holds far fewer connections than it may.
+ */
+const PACED_LIMITS = { maxNumSeqs: 1024, maxConnections: 8192 };
 
 export interface PacedSettings {
   rounds: number;
@@ -28,9 +34,12 @@ export async function measurePacedStreams(
   processes: ManagedProcess[],
 ): Promise<Section> {
   step(`paced streams: launch --instances 2 of stand-ins that send a chunk every ${PACE_MS} ms`);
-  const { launch, doors: balancers } = await startDoors(kit, processes, {
-    STAND_IN_PACE_MS: String(PACE_MS),
-  });
+  const { launch, doors: balancers } = await startDoors(
+    kit,
+    processes,
+    { STAND_IN_PACE_MS: String(PACE_MS) },
+    PACED_LIMITS,
+  );
   const doors: Door[] = [...balancers, { name: "one instance directly", port: launch.instancePorts[0] ?? 0 }];
   const results = new Map<string, StreamClientResult[]>();
   for (let round = 0; round < settings.rounds; round += 1) {
@@ -83,7 +92,7 @@ function pacedSection(
   }
   return {
     title: "Front door: paced streams, time to the first chunk",
-    method: `Two stand-in vLLMs that stream as vLLM generates (the first chunk at once, then one every ${PACE_MS} ms, 16 in all) behind \`launch --instances 2\`'s HAProxy ("front door"), behind plain nginx as the streaming guides set it up (least_conn, upstream keep-alive, proxy_buffering off), behind HAProxy by hand ("by hand": leastconn and timeouts only), and one of them called directly. A C client (stream-client.c, epoll, keep-alive) holds the callers' connections, each streaming one chat completion after another for ${settings.secondsPerRow} s per row, and times each stream's first event; the doors rotate in ${settings.rounds} rounds, medians over rounds. "vs nginx" divides by plain nginx's figure in the same row group. Targets (issue #31): the front door's first-chunk p99 at most 1.2× plain nginx's; its streams/s at least 0.9× plain nginx's. The client, the balancers and the stand-ins share 2 cores.`,
+    method: `Two stand-in vLLMs that stream as vLLM generates (the first chunk at once, then one every ${PACE_MS} ms, 16 in all) behind \`launch --instances 2\`'s HAProxy ("front door"), behind plain nginx as the streaming guides set it up (least_conn, upstream keep-alive, proxy_buffering off), behind HAProxy by hand ("by hand": leastconn and timeouts only, so each unfinished response waits on MSG_MORE), behind HAProxy with the front door's limits by hand ("same limits by hand": the same ${PACED_LIMITS.maxNumSeqs} requests per instance and ${PACED_LIMITS.maxConnections} connections, given to launch too, timeouts, \`option http-no-delay\` and \`http-reuse always\`, and none of the front door's health checks, routing or control-endpoint rules: HAProxy's own floor under those limits), and one of them called directly. A C client (stream-client.c, epoll, keep-alive) holds the callers' connections, each streaming one chat completion after another for ${settings.secondsPerRow} s per row, and times each stream's first event; the doors rotate in ${settings.rounds} rounds, medians over rounds. "vs nginx" divides by plain nginx's figure in the same row group. Targets (issue #31): the front door's first-chunk p99 at most 1.2× plain nginx's; its streams/s at least 0.9× plain nginx's. The client, the balancers and the stand-ins share 2 cores.`,
     table: markdownTable(
       [
         "load",

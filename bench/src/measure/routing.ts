@@ -9,7 +9,8 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { conversationWorkload, ROUTING_POLICIES, type RoutingPolicy } from "@finetune-studio/serve-kit";
+import { conversationWorkload, type RoutingPolicy } from "@finetune-studio/serve-kit";
+import { ROUTING_POLICIES } from "@finetune-studio/serve-kit/internal";
 import {
   getFreePort,
   getFreePortFollowedBy,

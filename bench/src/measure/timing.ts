@@ -1,5 +1,3 @@
-import { median } from "../stats.js";
-
 // Loops that time async calls. Every loop is bounded by a call count, never by "until stable", so the bench
 // always ends. The variants being compared run in rounds, in a rotating order, so that a slow spell of the
 // shared machine (another process's tests, a GC) falls on all of them alike instead of on whichever ran then.
@@ -8,6 +6,8 @@ export interface Scenario {
   /** Who makes the call: "raw fetch", "openapi-fetch", "@finetune-studio/client", ... */
   readonly caller: string;
   readonly call: () => Promise<unknown>;
+  /** The row a target compares the others with: a peer given the same timeout as our client. */
+  readonly baseline?: boolean;
 }
 
 export interface LoopSettings {
@@ -28,22 +28,26 @@ async function warmUp(scenarios: readonly Scenario[], calls: number): Promise<vo
   for (const scenario of scenarios) for (let i = 0; i < calls; i++) await scenario.call();
 }
 
-/** Times each call of each scenario on its own, one call at a time: latency in milliseconds per call. */
+/**
+ * Times each call of each scenario on its own, one call at a time: latency in milliseconds per call, one
+ * array per round (so that the scenarios can be compared round by round).
+ */
 export async function sequentialLatencies(
   scenarios: readonly Scenario[],
   settings: LoopSettings,
-): Promise<Map<Scenario, number[]>> {
+): Promise<Map<Scenario, number[][]>> {
   await warmUp(scenarios, settings.warmupCalls);
-  const samples = new Map<Scenario, number[]>(scenarios.map((scenario) => [scenario, []]));
+  const samples = new Map<Scenario, number[][]>(scenarios.map((scenario) => [scenario, []]));
   const perRound = Math.ceil(settings.calls / settings.rounds);
   for (let round = 0; round < settings.rounds; round++) {
     for (const scenario of inRoundOrder(scenarios, round)) {
-      const into = samples.get(scenario) as number[];
+      const into: number[] = [];
       for (let i = 0; i < perRound; i++) {
         const started = performance.now();
         await scenario.call();
         into.push(performance.now() - started);
       }
+      samples.get(scenario)?.push(into);
     }
   }
   return samples;
@@ -64,14 +68,14 @@ async function runConcurrently(scenario: Scenario, callers: number, calls: numbe
 }
 
 /**
- * Throughput in calls per second with `callers` callers sharing one client, each waiting for its answer: the
- * median of the rounds' rates, so that a slow spell of the shared machine in one round moves no figure.
+ * Throughput in calls per second with `callers` callers sharing one client, each waiting for its answer: one
+ * rate per round, so that a slow spell of the shared machine in one round can be compared within it.
  */
 export async function concurrentThroughput(
   scenarios: readonly Scenario[],
   callers: number,
   settings: LoopSettings,
-): Promise<Map<Scenario, number>> {
+): Promise<Map<Scenario, number[]>> {
   for (const scenario of scenarios) await runConcurrently(scenario, callers, settings.warmupCalls);
   const rates = new Map<Scenario, number[]>(scenarios.map((scenario) => [scenario, []]));
   const perRound = Math.ceil(settings.calls / settings.rounds);
@@ -81,5 +85,5 @@ export async function concurrentThroughput(
       rates.get(scenario)?.push((perRound / ms) * 1000);
     }
   }
-  return new Map(scenarios.map((scenario) => [scenario, median(rates.get(scenario) ?? [])]));
+  return rates;
 }

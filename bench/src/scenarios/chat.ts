@@ -28,6 +28,7 @@ export function chatScenarios(baseUrl: string): Scenario[] {
       // Our client's default per-attempt timeout for chat, 10 minutes.
       caller: "raw fetch + timeout signal",
       call: async () => okJson(await post(AbortSignal.timeout(600_000))),
+      baseline: true,
     },
     { caller: "@finetune-studio/client", call: () => ours.complete(request) },
     {

@@ -40,6 +40,7 @@ export function studioOperations(baseUrl: string): Operation[] {
     {
       caller: WITH_TIMEOUT,
       call: async () => dataOf(await call({ signal: AbortSignal.timeout(TIMEOUT_MS) })),
+      baseline: true,
     },
   ];
 

@@ -244,8 +244,36 @@ describe("studio-serve haproxy", () => {
         listen: 8000,
         maxNumSeqs: 64,
         maxConnections: 900,
+        routing: "session",
       }),
     );
+  });
+
+  it("takes launch's routing and metrics flags, and refuses a session header without a key to read", async () => {
+    const flags = ["--upstream", "127.0.0.1:8001", "--listen", "8000"];
+    const { code, stdout } = await runCapture([
+      "haproxy",
+      ...flags,
+      "--routing",
+      "prefix",
+      "--metrics-port",
+      "9101",
+    ]);
+    expect(code).toBe(0);
+    expect(stdout).toBe(
+      haproxyConfig({ servers: ["127.0.0.1:8001"], listen: 8000, routing: "prefix", metricsPort: 9101 }),
+    );
+    expect(stdout).toMatch(/^frontend metrics$/m);
+    const refused = await runCapture([
+      "haproxy",
+      ...flags,
+      "--routing",
+      "least-busy",
+      "--session-header",
+      "x-id",
+    ]);
+    expect(refused.stderr).toMatch(/--session-header: applies to routing 'session' or 'prefix' only/);
+    expect(refused.code).toBe(2);
   });
 
   it("refuses a bad limit by the library's rule, naming the flag", async () => {

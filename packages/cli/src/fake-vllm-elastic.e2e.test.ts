@@ -147,13 +147,13 @@ describe("the stand-in's capacity model", () => {
 
   it("refuses to start with Prism, which would answer in its place", async () => {
     const port = await getFreePort();
-    const fake = fakeVllmEnv({ FAKE_VLLM_MAX_RUNNING: "2" });
+    const fake = fakeVllmEnv({ FAKE_VLLM_PRISM: "1", FAKE_VLLM_MAX_RUNNING: "2" });
     const proc = startProcess(process.execPath, [SCRIPT, "serve", "acme/m", "--port", String(port)], {
       env: fake.env,
     });
     running.push(proc);
     expect(await proc.exited).toBe(64);
-    expect(proc.output()).toContain("set FAKE_VLLM_PRISM=0");
+    expect(proc.output()).toContain("leave FAKE_VLLM_PRISM unset");
   });
 });
 

@@ -45,7 +45,7 @@ describe("studio-serve grafana", () => {
 
   it.each([
     [["--slo", "ttft=fast"], "--slo:"],
-    [["--objective", "0.99"], "--objective: needs slo"],
+    [["--objective", "0.99"], "--objective: goes with --slo, the targets it is the share of"],
     [["--slo", "ttft=500ms", "--objective", "1.5"], "--objective: must be a share above"],
     [["--title", ""], "--title: must be 1 to 200 characters"],
     [["dashboard.json"], "dashboard.json"],

@@ -65,16 +65,6 @@ describe("multi-instance arguments", () => {
       ["--instances", "2", "--routing", "least-busy", "--session-header", "x-user"],
       /--session-header: applies to --routing session or prefix; least-busy reads no header \(given "x-user"\)/,
     ],
-    [
-      "--runtime-lora on a public address without a key",
-      ["--instances", "2", "--host", "0.0.0.0", "--runtime-lora"],
-      /--runtime-lora: .*needs an API key/,
-    ],
-    [
-      "--runtime-lora on a single public launch without a key",
-      ["--host", "0.0.0.0", "--runtime-lora"],
-      /--runtime-lora: .*needs an API key/,
-    ],
     // An elastic fleet's words (serve-kit's, as `stack values --replicas` takes them).
     [
       "a range that ends below its start",
@@ -127,6 +117,18 @@ describe("multi-instance arguments", () => {
     const fake = fakeVllmEnv();
     const result = await runCapture(["launch", "full", "acme/m", ...flags], fake.env);
     expect(result.stderr).toMatch(message);
+    expect(result.code).toBe(2);
+    expect(fake.record()).toBeUndefined();
+  });
+
+  it.each<[string, string[]]>([
+    ["--runtime-lora on a public address without a key", ["--instances", "2", "--host", "0.0.0.0"]],
+    ["--runtime-lora on a single public launch without a key", ["--host", "0.0.0.0"]],
+  ])("refuses %s with exit code 2", async (_name, flags) => {
+    const fake = fakeVllmEnv();
+    const lora = ["launch", "lora", "acme/base", "--adapter", "sql=acme/sql-lora", "--runtime-lora"];
+    const result = await runCapture([...lora, ...flags], fake.env);
+    expect(result.stderr).toMatch(/--runtime-lora: .*needs an API key/);
     expect(result.code).toBe(2);
     expect(fake.record()).toBeUndefined();
   });

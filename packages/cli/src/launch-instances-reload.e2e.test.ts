@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { getFreePortFollowedBy, waitForOutput } from "@finetune-studio/testing";
 import { describe, expect, it } from "vitest";
 import { runtimeDirOf } from "./supervise/runtime-dir.js";
+import { adapterDir } from "./test/adapter-dir.js";
 import { chatOnce, loadThrough } from "./test/chat-load.js";
 import { fakeVllmEnv, startCli, tempDir } from "./test/cli-process.js";
 import { FLEET_READY, LIGHT_VLLM, leftOver, startFleet } from "./test/fleet-launch.js";
@@ -18,10 +19,19 @@ import { stoppedAfterEach } from "./test/stopped-after-each.js";
 
 const running = stoppedAfterEach();
 
-async function launchFleet(instances: number, extraEnv: NodeJS.ProcessEnv = {}, more: string[] = []) {
+async function launchFleet(
+  instances: number,
+  extraEnv: NodeJS.ProcessEnv = {},
+  more: string[] = [],
+  serve?: readonly string[],
+) {
   const port = await getFreePortFollowedBy(instances + 1); // the instances, then the front door's metrics
   const fake = fakeVllmEnv({ ...LIGHT_VLLM, ...extraEnv });
-  const proc = startFleet(running, port, fake.env, { instances, more });
+  const proc = startFleet(running, port, fake.env, {
+    instances,
+    more,
+    ...(serve === undefined ? {} : { serve }),
+  });
   await waitForOutput(proc, FLEET_READY, 120_000);
   return { proc, port, env: fake.env };
 }
@@ -137,16 +147,18 @@ describe("studio-serve adapter: runtime LoRA on every instance", { timeout: 300_
 
   it("loads and unloads on each instance, reports vLLM's errors, and a reload loads them again", async () => {
     const logDir = tempDir("fleet-logs-");
-    const { port, env, proc } = await launchFleet(2, {}, ["--runtime-lora", "--log-dir", logDir]);
+    const base = ["lora", "acme/m", "--adapter", `support=${adapterDir("support")}`];
+    const { port, env, proc } = await launchFleet(2, {}, ["--runtime-lora", "--log-dir", logDir], base);
     expect(proc.output()).toMatch(/trusted networks only/);
-    const load = await runCapture(["adapter", "load", "sql", "/adapters/sql", "--port", String(port)], env);
+    const sql = adapterDir("sql");
+    const load = await runCapture(["adapter", "load", "sql", sql, "--port", String(port)], env);
     expect(load.code).toBe(0);
     expect(load.stderr).toMatch(/instance 0 \(port \d+\): Success: LoRA adapter 'sql' added/);
     expect(load.stderr).toMatch(/instance 1 \(port \d+\): Success: LoRA adapter 'sql' added/);
     expect(await listed(port + 1)).toContain("sql");
     expect(await listed(port + 2)).toContain("sql");
 
-    const again = await runCapture(["adapter", "load", "sql", "/adapters/sql", "--port", String(port)], env);
+    const again = await runCapture(["adapter", "load", "sql", sql, "--port", String(port)], env);
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(
       /instance 0 .*failed \(HTTP 400\): The lora adapter 'sql' has already been loaded/,
@@ -186,9 +198,9 @@ describe("studio-serve adapter: runtime LoRA on every instance", { timeout: 300_
     const text = await streamed.text();
     expect(text.match(/"chat\.completion\.chunk"/g)).toHaveLength(3);
     expect(text).toMatch(/data: \[DONE\]\n\n$/);
-    const load = await runCapture(["adapter", "load", "sql", "/adapters/sql", "--port", String(port)], env);
+    const load = await runCapture(["adapter", "load", "sql", adapterDir("sql"), "--port", String(port)], env);
     expect(load.code).toBe(1);
-    expect(load.stderr).toMatch(/instance 0 .*failed \(HTTP 404\)/);
+    expect(load.stderr).toMatch(/this launch was started without --runtime-lora/);
   });
 
   it("adapter and reload say when no launch serves the port", async () => {

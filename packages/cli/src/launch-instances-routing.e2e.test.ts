@@ -1,9 +1,13 @@
+import { readFileSync } from "node:fs";
 import { Agent } from "node:http";
+import { join } from "node:path";
 import { getFreePortFollowedBy, waitForOutput } from "@finetune-studio/testing";
 import { describe, expect, it } from "vitest";
+import { runtimeDirOf } from "./supervise/runtime-dir.js";
 import { chatServed, loadThrough } from "./test/chat-load.js";
 import { fakeVllmEnv } from "./test/cli-process.js";
 import { FLEET_READY, LIGHT_VLLM, startFleet } from "./test/fleet-launch.js";
+import { runCapture } from "./test/run-cli.js";
 import { stoppedAfterEach } from "./test/stopped-after-each.js";
 
 // launch --instances 3 --routing session behind Debian's real HAProxy: each session header value goes to one
@@ -113,10 +117,28 @@ describe("launch --instances --routing session", { timeout: 400_000 }, () => {
     expect(await proc.exited).toBe(0);
   });
 
-  it("routes by x-session-id by default, and least-busy without it", async () => {
+  it("routes by x-session-id by default, and least-busy without it; studio-serve haproxy prints its file", async () => {
     const port = await getFreePortFollowedBy(3); // two instances and the front door's metrics
-    const proc = startFleet(running, port, fakeVllmEnv(LIGHT_VLLM).env, { instances: 2 });
+    const { env } = fakeVllmEnv(LIGHT_VLLM);
+    const limits = ["--max-num-seqs", "16", "--max-connections", "1000"];
+    const proc = startFleet(running, port, env, { instances: 2, more: limits });
     await waitForOutput(proc, FLEET_READY, 120_000);
+    // The same inputs, given to `studio-serve haproxy`, print the file launch wrote.
+    const dir = runtimeDirOf(port, env);
+    const printed = await runCapture([
+      "haproxy",
+      ...[
+        "--upstream",
+        `127.0.0.1:${port + 1}`,
+        "--upstream",
+        `127.0.0.1:${port + 2}`,
+        "--listen",
+        String(port),
+      ],
+      ...[...limits, "--metrics-port", String(port + 3), "--runtime-socket", join(dir, "haproxy.sock")],
+    ]);
+    expect(printed.code).toBe(0);
+    expect(printed.stdout).toBe(readFileSync(join(dir, "haproxy.cfg"), "utf8"));
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     const pidsOf = async (headers: Record<string, string>) => {
       const pids = new Set<number | undefined>();

@@ -8,7 +8,8 @@ import { fakeVllmEnv, isAlive, startCli } from "./test/cli-process.js";
 import { stoppedAfterEach } from "./test/stopped-after-each.js";
 
 // `studio-serve launch` for real, against a stand-in `vllm` on PATH (src/test/fixtures/fake-vllm.mjs) that
-// records its argv and serves the chat-completions contract with Prism on the port it was given.
+// records its argv and serves the chat-completions contract on the port it was given (the first test with
+// Prism behind it, so launch's smoke completion meets the contract as Prism reads it).
 
 const running = stoppedAfterEach();
 
@@ -21,7 +22,7 @@ function launch(args: string[], env: NodeJS.ProcessEnv): ManagedProcess {
 describe("studio-serve launch", { timeout: 180_000 }, () => {
   it("starts vLLM with the builder's argv, waits, smoke-tests, and passes Ctrl-C on", async () => {
     const port = await getFreePort();
-    const fake = fakeVllmEnv();
+    const fake = fakeVllmEnv({ FAKE_VLLM_PRISM: "1" });
     const args = ["full", "acme/support-8b", "--served-model-name", "support", "--port", String(port)];
     const proc = launch([...args, "--", "--max-model-len", "4096"], fake.env);
 

@@ -12,6 +12,7 @@ try {
     out: (text) => output.write(process.stdout, text),
     err: (text) => output.write(process.stderr, text),
     env: process.env,
+    errIsTerminal: process.stderr.isTTY === true,
     errCaughtUp: () => output.caughtUp(process.stderr),
     onOutputClosed: (listener) => output.onClosed(listener),
   });

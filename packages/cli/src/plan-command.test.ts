@@ -87,6 +87,11 @@ describe("studio-serve plan", () => {
     [["plan", "x", "--gpu", "Voodoo"], /--gpu: unknown GPU "Voodoo"; known: H200/],
     [["plan", "x", "--gpu-memory", "lots"], /--gpu-memory: must be a size such as 80GiB/],
     [["plan", "x"], /no GPU found: nvidia-smi is not here/],
+    [["plan", "x", "y", "--gpu", "H100"], /unexpected argument "y"/],
+    [
+      ["plan", "x", "--gpu", "H100", "--gpu-count", "0"],
+      /--gpu-count: must be a whole number of GPUs from 1 to 1024 \(given "0"\) \(see studio-serve plan --help\)/,
+    ],
   ])("refuses %j", async (args, message) => {
     const { code, stderr } = await runCapture(args, NO_GPU_ENV);
     expect(code).toBe(2);

@@ -56,7 +56,8 @@ describe("studio-serve prometheus", { timeout: 60_000 }, () => {
 
     const checked = await promtool(["check", "config", "prometheus.yml"], out);
     expect(checked.code, checked.output).toBe(0);
-    expect(checked.output).toContain("SUCCESS: 5 rules found");
+    // Five alerts on the instances and FrontDoorDown.
+    expect(checked.output).toContain("SUCCESS: 6 rules found");
     const rulesChecked = await promtool(["check", "rules", "studio-serve-rules.yml"], out);
     expect(rulesChecked.code, rulesChecked.output).toBe(0);
   });
@@ -102,7 +103,10 @@ describe("studio-serve prometheus", { timeout: 60_000 }, () => {
     [[], "name the instances: --target host:port (repeat for each), or --launch P"],
     [["--target", "a:1", "--slo", "ttft=soon"], "--slo:"],
     [["--target", "a:1", "--slo", "ttft=0.5ms"], "--slo: ttft must be at least"],
-    [["--target", "a:1", "--objective", "0.99"], "--objective: needs slo"],
+    [
+      ["--target", "a:1", "--objective", "0.99"],
+      "--objective: goes with --slo, the targets it is the share of",
+    ],
     [
       ["--target", "a:1", "--slo", "ttft=500ms", "--objective", "0.5"],
       "--objective: must be a share above 0.9306",

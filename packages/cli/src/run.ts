@@ -2,6 +2,7 @@ import { createRequire } from "node:module";
 import { escapeForTerminal } from "@finetune-studio/internal";
 import { ServeConfigError } from "@finetune-studio/serve-kit";
 import { COMMANDS, findCommand } from "./commands/registry.js";
+import { didYouMean } from "./shared/did-you-mean.js";
 import { ExitCode } from "./shared/exit-codes.js";
 import { mainHelp } from "./shared/help.js";
 import { type CliIo, UsageError } from "./shared/io.js";
@@ -31,7 +32,10 @@ export async function runCli(args: readonly string[], io: CliIo): Promise<number
   }
   const command = findCommand(subcommand);
   try {
-    if (command === undefined) throw new UsageError(`unknown command ${quoted(subcommand)}`);
+    if (command === undefined) {
+      const names = COMMANDS.map((entry) => entry.name);
+      throw new UsageError(`unknown command ${quoted(subcommand)}${didYouMean(subcommand, names)}`);
+    }
     return await command.run(rest, io);
   } catch (error) {
     if (error instanceof UsageError) {

@@ -295,7 +295,7 @@ describe("studio-serve stack refuses bad input with exit code 2, naming the flag
     [
       "runtime loading without a key",
       ["stack", "values", ...loraArgs, "--adapter-loading", "runtime", "--storage-pvc", "1Gi"],
-      /--api-key-secret: is required with adapterLoading 'runtime'/,
+      /--api-key-secret: is required with --adapter-loading 'runtime'/,
     ],
   ])("%s", async (_name, args, message) => {
     const { code, stdout, stderr } = await runCapture(args);
@@ -306,7 +306,7 @@ describe("studio-serve stack refuses bad input with exit code 2, naming the flag
 
   it("is listed in the main help, with its own --help", async () => {
     const main = await runCapture(["--help"]);
-    expect(main.stdout).toContain("studio-serve stack values full|lora ... [--out DIR]");
+    expect(main.stdout).toContain("studio-serve stack values full|lora ... [options] [-- vllm options]");
     const help = await runCapture(["stack", "--help"]);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain("--storage-claim NAME:/dir");

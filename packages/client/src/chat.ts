@@ -99,37 +99,22 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
   });
   // The key goes to the OpenAI-compatible routes only; `/health` needs none.
   const headers = apiKey === undefined ? undefined : { authorization: `Bearer ${apiKey}` };
+  const secrets = apiKey === undefined ? [] : [apiKey];
 
-  async function complete(request: ChatCompletionRequest, callOptions?: RequestOptions) {
+  const complete = async (request: ChatCompletionRequest, callOptions?: RequestOptions) => {
     checkChatRequest(request, false);
-    return core.run<ChatCompletion>(
+    return core.run(
       { method: "POST", path: "/v1/chat/completions", body: request, headers, check: brokenCompletion },
       callOptions,
     );
-  }
-
-  async function listModels(callOptions?: RequestOptions) {
-    return core.run<ModelList>(
-      { method: "GET", path: "/v1/models", headers, check: brokenModelList },
-      callOptions,
-    );
-  }
-
+  };
+  const listModels = async (callOptions?: RequestOptions) =>
+    core.run({ method: "GET", path: "/v1/models", headers, check: brokenModelList }, callOptions);
   /** The runtime LoRA routes answer a sentence of text on success, vLLM's JSON error otherwise. */
-  async function loraRoute(
-    path: "/v1/load_lora_adapter" | "/v1/unload_lora_adapter",
-    body: LoadLoraAdapterRequest | UnloadLoraAdapterRequest,
-    callOptions: RequestOptions | undefined,
-  ): Promise<string> {
-    const given = checkObject("adapter", body);
-    const required = path === "/v1/load_lora_adapter" ? ["lora_name", "lora_path"] : ["lora_name"];
-    for (const field of required) {
-      if (typeof given[field] !== "string")
-        throw refuse(`adapter.${field}`, "must be a string", given[field]);
-    }
+  const loraRoute = async (path: LoraPath, body: LoraRequest, callOptions: RequestOptions | undefined) => {
+    checkAdapter(path, body);
     return core.text({ method: "POST", path, body, headers }, callOptions);
-  }
-
+  };
   const probeHealth = (callOptions?: RequestOptions) =>
     core.text({ method: "GET", path: "/health" }, callOptions);
 
@@ -145,60 +130,85 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
       return ChatCompletionStream.fromResponse(response, {
         signal,
         timeoutMs: timeoutMs ?? core.timeoutMs,
-        secrets: apiKey === undefined ? [] : [apiKey],
+        secrets,
       });
     },
-    async text(request, callOptions) {
-      const completion = await complete(request, callOptions);
-      const content = completion.choices[0]?.message?.content;
-      if (typeof content !== "string") {
-        throw new StudioError(
-          `the completion has no text at choices[0].message.content (${describeValue(content)}, finish_reason ${describeValue(completion.choices[0]?.finish_reason)})`,
-        );
-      }
-      return content;
-    },
+    text: async (request, callOptions) => replyText(await complete(request, callOptions)),
     listModels,
-    async health(callOptions) {
-      try {
-        await probeHealth(callOptions);
-        return true;
-      } catch (error) {
-        if (isTransient(error)) return false;
-        throw error;
-      }
-    },
-    async waitUntilReady(waitOptions) {
-      const field = "waitUntilReady options";
-      const settings = checkWaitOptions(field, waitOptions, 500);
-      const model = waitOptions?.model;
-      if (model !== undefined && (typeof model !== "string" || model === "")) {
-        throw new StudioValidationError(`${field}.model`, "must be a non-empty string", describeValue(model));
-      }
-      let notListed: string | undefined;
-      const probeTimeoutMs = Math.min(core.timeoutMs, MAX_PROBE_MS);
-      return poll(
-        {
-          ...settings,
-          maxIntervalMs: 5_000,
-          timeoutMessage: (problem) =>
-            `${core.baseUrl} was not ready${model === undefined ? "" : ` to serve "${model}"`} after ${settings.timeoutMs} ms: ${problem ?? notListed ?? "no probe answered yet"}`,
-        },
-        async (signal) => {
-          const probe = { signal, timeoutMs: probeTimeoutMs, maxRetries: 0 };
-          await probeHealth(probe);
-          const models = await listModels(probe);
-          if (model === undefined || models.data.some((entry) => entry.id === model)) return models;
-          const names = models.data.map((entry) => JSON.stringify(entry.id)).join(", ");
-          notListed = `/v1/models does not list "${model}" (it lists ${names || "nothing"})`;
-          return undefined;
-        },
-      );
-    },
+    health: async (callOptions) => answers(probeHealth(callOptions)),
+    waitUntilReady: (waitOptions) => waitUntilServing(core, probeHealth, listModels, waitOptions),
     loadLoraAdapter: (adapter, callOptions) => loraRoute("/v1/load_lora_adapter", adapter, callOptions),
     unloadLoraAdapter: (adapter, callOptions) => loraRoute("/v1/unload_lora_adapter", adapter, callOptions),
     raw: core.api,
   };
+}
+
+type LoraPath = "/v1/load_lora_adapter" | "/v1/unload_lora_adapter";
+type LoraRequest = LoadLoraAdapterRequest | UnloadLoraAdapterRequest;
+
+/** The fields vLLM needs of an adapter, as strings. */
+function checkAdapter(path: LoraPath, adapter: unknown): void {
+  const given = checkObject("adapter", adapter);
+  const required = path === "/v1/load_lora_adapter" ? ["lora_name", "lora_path"] : ["lora_name"];
+  for (const field of required) {
+    if (typeof given[field] !== "string") throw refuse(`adapter.${field}`, "must be a string", given[field]);
+  }
+}
+
+/** The reply text, `choices[0].message.content`; a StudioError when the completion has none. */
+function replyText(completion: ChatCompletion): string {
+  const content = completion.choices[0]?.message?.content;
+  if (typeof content !== "string") {
+    throw new StudioError(
+      `the completion has no text at choices[0].message.content (${describeValue(content)}, finish_reason ${describeValue(completion.choices[0]?.finish_reason)})`,
+    );
+  }
+  return content;
+}
+
+/** True when the probe answered; false when waiting may help (refused, timed out, 5xx); else its error. */
+async function answers(probe: Promise<unknown>): Promise<boolean> {
+  try {
+    await probe;
+    return true;
+  } catch (error) {
+    if (isTransient(error)) return false;
+    throw error;
+  }
+}
+
+/** Polls `/health`, then `/v1/models` for `model` when given: the steps of `waitUntilReady`. */
+async function waitUntilServing(
+  server: { readonly baseUrl: string; readonly timeoutMs: number },
+  probeHealth: (options: RequestOptions) => Promise<string>,
+  listModels: (options: RequestOptions) => Promise<ModelList>,
+  waitOptions: WaitUntilReadyOptions | undefined,
+): Promise<ModelList> {
+  const field = "waitUntilReady options";
+  const settings = checkWaitOptions(field, waitOptions, 500);
+  const model = waitOptions?.model;
+  if (model !== undefined && (typeof model !== "string" || model === "")) {
+    throw new StudioValidationError(`${field}.model`, "must be a non-empty string", describeValue(model));
+  }
+  let notListed: string | undefined;
+  const probeTimeoutMs = Math.min(server.timeoutMs, MAX_PROBE_MS);
+  return poll(
+    {
+      ...settings,
+      maxIntervalMs: 5_000,
+      timeoutMessage: (problem) =>
+        `${server.baseUrl} was not ready${model === undefined ? "" : ` to serve "${model}"`} after ${settings.timeoutMs} ms: ${problem ?? notListed ?? "no probe answered yet"}`,
+    },
+    async (signal) => {
+      const probe = { signal, timeoutMs: probeTimeoutMs, maxRetries: 0 };
+      await probeHealth(probe);
+      const models = await listModels(probe);
+      if (model === undefined || models.data.some((entry) => entry.id === model)) return models;
+      const names = models.data.map((entry) => JSON.stringify(entry.id)).join(", ");
+      notListed = `/v1/models does not list "${model}" (it lists ${names || "nothing"})`;
+      return undefined;
+    },
+  );
 }
 
 /** Only what the contract refuses, by its generated limits, for every field given: the server judges the rest. */

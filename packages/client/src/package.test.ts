@@ -42,6 +42,14 @@ describe("package", () => {
     expect(built).toContain("function createClient(");
   });
 
+  it("ships its file minified and in ASCII, the text a cold import must scan kept short", () => {
+    // tsdown.config.ts says why: V8's scan of the text is most of what an import costs.
+    const built = readFileSync(join(root, "dist/index.js"), "utf8");
+    expect(built).not.toMatch(/[^\0-\x7f]/);
+    expect(built).not.toContain("/**");
+    expect(built.split("\n").length).toBeLessThan(10);
+  });
+
   it.each(["openapi-fetch"])(
     "ships the license of %s, whose code the file inlines, for the version built",
     (name) => {

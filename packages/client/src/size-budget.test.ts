@@ -11,11 +11,14 @@ import { describe, expect, it } from "vitest";
  * (6.5 KiB), createChatClient alone 9,216 (9.0 KiB). Not met: measured on 2026-11-26 at 13,508, 9,323 and
  * 12,135 after the core moved onto openapi-fetch's hooks and the stream onto its own SSE reader (openapi-fetch
  * alone is 2,598 of each). The budgets sit about 2% above that so that growth is a decision.
+ * 2026-11-29: the core typed from the contract's paths (path parameters as openapi-fetch's `params.path`)
+ * and split into functions under 60 lines took 24,268 to 24,454 minified bytes (studio) and 31,957 to
+ * 32,164 (chat), gzipped within budget; their minified budgets rose by those ~200 bytes.
  */
 const BUDGETS = {
   whole: { gzipped: 13_800, minified: 36_300 },
-  studio: { gzipped: 9_550, minified: 24_300 },
-  chat: { gzipped: 12_400, minified: 32_100 },
+  studio: { gzipped: 9_550, minified: 24_500 },
+  chat: { gzipped: 12_400, minified: 32_300 },
 };
 
 // The sources, as the build inlines them: dist/index.js holds openapi-fetch already, so only a build from

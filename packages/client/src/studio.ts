@@ -83,13 +83,7 @@ const TRACE_UPDATE_FIELDS = ["score", "feedback", "projectId"];
 
 export function createStudioClient(options: StudioClientOptions): StudioClient {
   checkObject("options", options);
-  if (inBrowser() && options.dangerouslyAllowBrowser !== true) {
-    throw new StudioValidationError(
-      "dangerouslyAllowBrowser",
-      "must be true to create a Studio client in a browser, where the page exposes the token " +
-        "to every script it runs; call the API from your server instead",
-    );
-  }
+  refuseInBrowser(options.dangerouslyAllowBrowser);
   assertCredential("token", options.token, true);
   const secret = options.token;
   const core = createCore<paths>(options, {
@@ -101,79 +95,84 @@ export function createStudioClient(options: StudioClientOptions): StudioClient {
 
   // Each operation once: its input checked against the contract, then one declaration of its request and
   // of the check its answer must pass.
-  async function getRecommendations(snapshotId: string, callOptions?: RequestOptions) {
+  const getRecommendations = async (snapshotId: string, callOptions?: RequestOptions) => {
     checkLimit("snapshotId", snapshotId, snapshotIdLimit);
-    return core.run<Recommendations>(
+    return core.run(
       {
         method: "GET",
         path: "/api/v1/public/recommendations/{snapshotId}",
-        params: { snapshotId },
+        params: { path: { snapshotId } },
         check: (data) => brokenRecommendations(data, snapshotId),
       },
       callOptions,
     );
-  }
+  };
 
   return {
     async getProjectTree(projectId, callOptions) {
       checkLimit("projectId", projectId, projectIdLimit);
-      return core.run<ProjectTree>(
+      return core.run(
         {
           method: "GET",
           path: "/api/v1/public/projects/{projectId}",
-          params: { projectId },
+          params: { path: { projectId } },
           check: brokenProjectTree,
         },
         callOptions,
       );
     },
-
     getRecommendations,
-
-    async waitForRecommendations(snapshotId, waitOptions) {
-      checkLimit("snapshotId", snapshotId, snapshotIdLimit);
-      const field = "waitForRecommendations options";
-      const settings = checkWaitOptions(field, waitOptions, 1_000);
-      const { onPoll } = waitOptions ?? {};
-      assertFunction(`${field}.onPoll`, onPoll);
-      return poll(
-        {
-          ...settings,
-          maxIntervalMs: 10_000,
-          timeoutMessage: (problem) =>
-            `recommendations for snapshot ${snapshotId} were still processing after ${settings.timeoutMs} ms` +
-            (problem === undefined ? "" : ` (the last poll failed: ${problem})`),
-        },
-        async (signal, count) => {
-          // Each poll is one attempt: the wait itself retries, at its own pace, within its deadline.
-          const recommendations = await getRecommendations(snapshotId, { signal, maxRetries: 0 });
-          onPoll?.(recommendations, count);
-          if (recommendations.status === "completed") return recommendations as CompletedRecommendations;
-          if (recommendations.status === "failed") {
-            throw new StudioRecommendationsFailedError(redact(recommendations, [secret]));
-          }
-          // `processing`, or a status this version does not know yet: neither is final.
-          return undefined;
-        },
-      );
-    },
-
+    waitForRecommendations: (snapshotId, waitOptions) =>
+      waitForCompleted(getRecommendations, [secret], snapshotId, waitOptions),
     async updateTrace(traceId, update, callOptions) {
       checkLimit("traceId", traceId, traceIdLimit);
-      return core.run<Trace>(
+      return core.run(
         {
           method: "PUT",
           path: "/api/v1/traces/{id}",
-          params: { id: traceId },
+          params: { path: { id: traceId } },
           body: checkTraceUpdate(update),
           check: (data) => brokenTrace(data, traceId),
         },
         callOptions,
       );
     },
-
     raw: core.api,
   };
+}
+
+/** Polls `getRecommendations` while `processing`: the steps of `waitForRecommendations`. */
+async function waitForCompleted(
+  getRecommendations: StudioClient["getRecommendations"],
+  secrets: readonly string[],
+  snapshotId: string,
+  waitOptions: WaitForRecommendationsOptions | undefined,
+): Promise<CompletedRecommendations> {
+  checkLimit("snapshotId", snapshotId, snapshotIdLimit);
+  const field = "waitForRecommendations options";
+  const settings = checkWaitOptions(field, waitOptions, 1_000);
+  const { onPoll } = waitOptions ?? {};
+  assertFunction(`${field}.onPoll`, onPoll);
+  return poll(
+    {
+      ...settings,
+      maxIntervalMs: 10_000,
+      timeoutMessage: (problem) =>
+        `recommendations for snapshot ${snapshotId} were still processing after ${settings.timeoutMs} ms` +
+        (problem === undefined ? "" : ` (the last poll failed: ${problem})`),
+    },
+    async (signal, count) => {
+      // Each poll is one attempt: the wait itself retries, at its own pace, within its deadline.
+      const recommendations = await getRecommendations(snapshotId, { signal, maxRetries: 0 });
+      onPoll?.(recommendations, count);
+      if (recommendations.status === "completed") return recommendations as CompletedRecommendations;
+      if (recommendations.status === "failed") {
+        throw new StudioRecommendationsFailedError(redact(recommendations, secrets));
+      }
+      // `processing`, or a status this version does not know yet: neither is final.
+      return undefined;
+    },
+  );
 }
 
 /** The update as it will be sent: only the fields given, each checked against the contract's limits. */
@@ -194,8 +193,14 @@ function checkTraceUpdate(update: unknown): TraceUpdate {
   return body;
 }
 
-/** A page in a browser: where a token would be readable by every script the page runs. */
-function inBrowser(): boolean {
+/** Refuses a page in a browser, where a token would be readable by every script the page runs, unless allowed. */
+function refuseInBrowser(allowed: unknown): void {
   const scope = globalThis as { window?: unknown; document?: unknown };
-  return typeof scope.window !== "undefined" && typeof scope.document !== "undefined";
+  if (typeof scope.window !== "undefined" && typeof scope.document !== "undefined" && allowed !== true) {
+    throw new StudioValidationError(
+      "dangerouslyAllowBrowser",
+      "must be true to create a Studio client in a browser, where the page exposes the token " +
+        "to every script it runs; call the API from your server instead",
+    );
+  }
 }

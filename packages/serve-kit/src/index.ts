@@ -119,7 +119,7 @@ export {
   type ServeFromRecommendationsOptions,
   serveConfigFromRecommendations,
 } from "./recommendations.js";
-export { DEFAULT_SESSION_HEADER, ROUTING_POLICIES, type RoutingPolicy } from "./routing.js";
+export type { RoutingPolicy } from "./routing.js";
 export { buildServeCommand } from "./serve-command.js";
 export type {
   FullServeOptions,
@@ -145,14 +145,8 @@ export {
   type StackCommandFiles,
   type StackCommands,
 } from "./stack/stack-commands.js";
-export {
-  STACK_OPTION_LIST,
-  STACK_OPTIONS,
-  type StackCli,
-  type StackDefault,
-  type StackOption,
-  type StackOptionKey,
-} from "./stack/stack-option-table.js";
+export { STACK_OPTION_LIST, STACK_OPTIONS } from "./stack/stack-option-table.js";
+export type { StackCli, StackDefault, StackOption, StackOptionKey } from "./stack/stack-option-types.js";
 export type {
   LoraAdapterResource,
   SecretKeyReference,

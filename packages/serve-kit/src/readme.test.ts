@@ -14,6 +14,7 @@ import {
   planServe,
   serveConfigFromRecommendations,
   sloTargets,
+  summarizeVllmMetrics,
   VLLM_PLAN_COMMIT,
 } from "./index.js";
 import { fixtureModel, gpuNamed, PLANNED_LOGS, PUBLISHED_LOGS } from "./test/plan-fixtures.js";
@@ -204,5 +205,20 @@ describe("README: will it fit?", () => {
     expect(sloTargets("ttft=500ms")[0]?.countedUpToSeconds).toBe(0.5);
     expect(readme).toContain("`ttft=500ms` is a bound");
     expect(readme).toContain(`(\`${DEFAULT_DASHBOARD_UID}\` unless given)`);
+  });
+
+  it("shows sloTargets in the summary's options as summarizeVllmMetrics takes them", () => {
+    expect(readme).toContain(
+      'summarizeVllmMetrics(later, earlier, { slo: sloTargets("ttft=500ms,tpot=50ms") })',
+    );
+    const page = "vllm:num_requests_running 0\n";
+    const summary = summarizeVllmMetrics(
+      { text: page, timeMs: 2000 },
+      { text: page, timeMs: 0 },
+      {
+        slo: sloTargets("ttft=500ms,tpot=50ms"),
+      },
+    );
+    expect(summary.readable && summary.sloAttainment?.map((entry) => entry.slo)).toEqual(["ttft", "tpot"]);
   });
 });

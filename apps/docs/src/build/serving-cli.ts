@@ -67,7 +67,11 @@ export function cliSnippet(options: ServeOptions, args: readonly string[]): stri
  * The "Several GPUs on one machine" lines: a multi-instance launch, a rolling reload and a runtime adapter,
  * each flag checked against the real CLI's help at build time.
  */
-export function fleetSnippet(launchArgs: readonly string[], port: number): string {
+export function fleetSnippet(
+  launchArgs: readonly string[],
+  loraLaunchArgs: readonly string[],
+  port: number,
+): string {
   const cli = studioServe();
   const launchHelp = cli.run(["launch", "--help"]);
   for (const flag of ["--instances", "--gpus", "--runtime-lora"]) {
@@ -82,15 +86,19 @@ export function fleetSnippet(launchArgs: readonly string[], port: number): strin
   }
   return [
     "# Two vLLM instances (GPUs 0 and 1, ports 8001 and 8002) behind HAProxy on port 8000:",
-    `${cli.binName} launch ${launchArgs.join(" ")} --instances 2 --runtime-lora`,
+    `${cli.binName} launch ${launchArgs.join(" ")} --instances 2`,
     "",
     "# From another terminal: restart them one at a time (new weights), no request failing.",
     `${cli.binName} reload --port ${port}`,
     "",
-    "# Load an adapter on every instance; a reload loads it again.",
-    `${cli.binName} adapter load sql-expert ./adapters/sql-expert --port ${port}`,
-    "",
     "# Stop it all (also what a killed launch left running).",
     `${cli.binName} stop --port ${port}`,
+    "",
+    "# Adapters at run time need a LoRA launch (vLLM's --enable-lora) with --runtime-lora:",
+    `${cli.binName} launch ${loraLaunchArgs.join(" ")} --instances 2 --runtime-lora`,
+    "",
+    "# From another terminal: load one more on every instance (a relative path is sent as its absolute one);",
+    "# a reload loads it again.",
+    `${cli.binName} adapter load sql-expert ./adapters/sql-expert --port ${port}`,
   ].join("\n");
 }

@@ -108,14 +108,21 @@ export function servingSnippets(): Record<string, Snippet> {
     "fleet-launch": sh(
       fleetSnippet(
         ["full", fullModel.model, "--served-model-name", fullModel.servedModelName ?? ""],
+        [
+          "lora",
+          loraModel.baseModel,
+          ...loraModel.adapters.flatMap((adapter) => ["--adapter", `${adapter.name}=${adapter.path}`]),
+        ],
         balancerPort,
       ),
     ),
     "haproxy-config": {
       lang: "haproxy",
+      // launch's routing, as `studio-serve haproxy` prints it by default.
       code: haproxyConfig({
         servers: instancePorts.map((port) => `127.0.0.1:${port}`),
         listen: balancerPort,
+        routing: "session",
       }),
     },
     "nginx-config": {

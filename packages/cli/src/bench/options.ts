@@ -1,5 +1,12 @@
 import { type BenchSlo, parseSlo, ServeConfigError } from "@finetune-studio/serve-kit";
-import { checkSessionHeader } from "@finetune-studio/serve-kit/internal";
+import {
+  checkSessionHeader,
+  type LoadStage,
+  parseStages,
+  stageBoundariesMs,
+  stageRequests,
+} from "@finetune-studio/serve-kit/internal";
+import { type CommandArgs, positional } from "../shared/command-args.js";
 import {
   API_KEY_ENV_FLAG,
   SLO_FLAG as COMMON_SLO_FLAG,
@@ -10,7 +17,6 @@ import {
 import {
   countFlag,
   describedAs,
-  giveOne,
   type ParsedFlags,
   ruleFlag,
   secondsFlag,
@@ -23,6 +29,9 @@ import type { LoadShape } from "./run-load.js";
 
 // The flags of `studio-serve bench`, each with its rule and default, checked before any request is sent.
 
+/** The server to load, by its URL. */
+export const URL_ARG = positional("URL", "e.g. http://127.0.0.1:8000 (or its /v1 base URL)");
+
 export const CONCURRENCY_FLAG = countFlag("concurrency", {
   min: 1,
   max: 100_000,
@@ -34,9 +43,17 @@ export const RATE_FLAG = ruleFlag(
   { valueName: "R", help: "send R requests per second, Poisson arrivals (inf: all at once)" },
   (text, flag) => positiveDecimal(text, flag, true),
 );
+export const STAGES_FLAG = ruleFlag(
+  "stages",
+  {
+    valueName: "R1:D1,R2:D2,...",
+    help: "a load that changes: R requests per second for D (s, m or h),\nstage after stage (e.g. 2:60s,12:120s,2:120s), sent as --rate sends;\nthe report adds a row per stage, --out a timeline (with --launch P:\nthe instances serving and the queue)",
+  },
+  (text, flag) => asUsage(() => parseStages(text, flag)),
+);
 export const BURSTINESS_FLAG = ruleFlag(
   "burstiness",
-  { valueName: "B", help: "with --rate: gamma-distributed gaps, 1 = Poisson", fallback: 1 },
+  { valueName: "B", help: "with --rate or --stages: gamma-distributed gaps, 1 = Poisson", fallback: 1 },
   (text, flag) => positiveDecimal(text, flag, true),
 );
 export const SEED_FLAG = countFlag("seed", {
@@ -44,7 +61,7 @@ export const SEED_FLAG = countFlag("seed", {
   min: 0,
   max: 2 ** 31 - 1,
   fallback: 0,
-  help: "with --rate: the seed of the arrival times",
+  help: "with --rate or --stages: the seed of the arrival times",
 });
 export const SWEEP_FLAG = textFlag("sweep", {
   valueName: "rate:1,4,inf | concurrency:1,4,16",
@@ -64,6 +81,7 @@ export const DURATION_FLAG = secondsFlag("duration", {
 export const LOAD_FLAGS = [
   CONCURRENCY_FLAG,
   RATE_FLAG,
+  STAGES_FLAG,
   BURSTINESS_FLAG,
   SEED_FLAG,
   SWEEP_FLAG,
@@ -138,7 +156,8 @@ export const CONTEXT_TOKENS_FLAG = countFlag("context-tokens", {
 });
 export const BENCH_SESSION_HEADER_FLAG = describedAs(
   SESSION_HEADER_FLAG,
-  "with --conversations: send each conversation's id in header NAME, as\n`launch --routing session` reads it (default: no header)",
+  "with --conversations: send each conversation's id in header NAME, as\n`launch --routing session` reads it",
+  "no header",
 );
 export const CONVERSATION_FLAGS = [
   CONVERSATIONS_FLAG,
@@ -171,7 +190,7 @@ export const OUTPUT_FLAGS = [
   describedAs(JSON_FLAG, "one JSON document (stable field names) instead of the table"),
   describedAs(
     OUT_FLAG,
-    "also write records.jsonl (one line per request), summary.json and, for a\nsweep, latency.svg (latency against load)",
+    "also write records.jsonl (one line per request), summary.json and, for a\nsweep, latency.svg (latency against load); for --stages, timeline.csv\nand timeline.svg (one row a second)",
   ),
 ];
 
@@ -205,6 +224,8 @@ export interface BenchRun {
   timeoutMs: number;
   /** --conversations: the multi-turn workload instead of single requests. */
   conversations: Conversations | undefined;
+  /** --stages: the load changes stage by stage (the one level's shape says so too). */
+  stages: readonly LoadStage[] | undefined;
 }
 
 export interface Conversations {
@@ -218,12 +239,71 @@ export interface Conversations {
   sessionHeader: string | undefined;
 }
 
+/** `studio-serve bench`'s command line: the server, the flags, and the rules of how they go together. */
+export const BENCH_ARGS: CommandArgs = {
+  name: "bench",
+  positionals: [URL_ARG],
+  flags: BENCH_FLAGS,
+  required: {
+    args: [URL_ARG, LAUNCH_FLAG],
+    exclusive: true,
+    missing: "name the server to load, e.g. http://127.0.0.1:8000, or --launch P",
+  },
+  oneOf: [
+    { flags: [RATE_FLAG, SWEEP_FLAG], what: " way to offer the load" },
+    { flags: [REQUESTS_FLAG, DURATION_FLAG], what: " way to end a run" },
+  ],
+  needs: [
+    { flag: TARGET_RPS_FLAG, needs: SLO_FLAG, why: "which says what serving the traffic means" },
+    ...CONVERSATION_FLAGS.filter((flag) => flag !== CONVERSATIONS_FLAG).map((flag) => ({
+      flag,
+      needs: CONVERSATIONS_FLAG,
+    })),
+  ],
+  excludes: [
+    {
+      flags: [RATE_FLAG, CONCURRENCY_FLAG, SWEEP_FLAG, REQUESTS_FLAG, DURATION_FLAG, CONVERSATIONS_FLAG],
+      by: STAGES_FLAG,
+      why: "which sets the rate and how long it lasts, stage by stage, sent open-loop as --rate sends",
+    },
+    {
+      flags: [RATE_FLAG, SWEEP_FLAG, REQUESTS_FLAG, DURATION_FLAG, DATASET_FLAG],
+      by: CONVERSATIONS_FLAG,
+      why: "which plays each conversation to its end, --concurrency at a time",
+    },
+  ],
+};
+
 /**
  * Reads the load flags: --rate, --concurrency or --sweep (default: one request at a time); --concurrency
- * with --rate or a rate sweep caps the requests in flight (see `maxConcurrencyOf`).
+ * with --rate or a rate sweep caps the requests in flight (see `maxConcurrencyOf`). The rules of BENCH_ARGS
+ * were checked when the command line was parsed.
  */
 export function readBenchRun(parsed: ParsedFlags): BenchRun {
-  giveOne(parsed, [RATE_FLAG, SWEEP_FLAG], " way to offer the load");
+  const { levels, loadName } = levelsOf(parsed);
+  const duration = parsed.get(DURATION_FLAG);
+  const durationMs = duration === undefined ? undefined : duration * 1000;
+  if (durationMs !== undefined) checkRateForDuration(levels, durationMs, String(duration));
+  const targetRps = parsed.get(TARGET_RPS_FLAG);
+  const stages = parsed.get(STAGES_FLAG);
+  return {
+    levels,
+    loadName,
+    stages,
+    conversations: readConversations(parsed),
+    requests: parsed.get(REQUESTS_FLAG),
+    durationMs,
+    inputTokens: parsed.get(INPUT_TOKENS_FLAG),
+    outputTokens: parsed.get(OUTPUT_TOKENS_FLAG),
+    slo: sloOf(parsed),
+    attainment: parsed.get(ATTAINMENT_FLAG),
+    targetRps,
+    timeoutMs: parsed.get(TIMEOUT_FLAG) * 1000,
+  };
+}
+
+/** The load levels: one --rate, each of --sweep's, or one --concurrency. */
+function levelsOf(parsed: ParsedFlags): Pick<BenchRun, "levels" | "loadName"> {
   const maxConcurrency = maxConcurrencyOf(parsed);
   const burstiness = parsed.get(BURSTINESS_FLAG);
   const seed = parsed.get(SEED_FLAG);
@@ -243,58 +323,62 @@ export function readBenchRun(parsed: ParsedFlags): BenchRun {
     label: `concurrency ${concurrency}`,
     shape: { kind: "concurrency", concurrency },
   });
-  let levels: LoadLevel[];
-  let loadName: BenchRun["loadName"] = "concurrency";
   const rate = parsed.get(RATE_FLAG);
   const sweep = parsed.get(SWEEP_FLAG);
-  if (rate !== undefined) {
-    levels = [rateLevel(rate)];
-    loadName = "request rate (req/s)";
-  } else if (sweep !== undefined) {
-    const match = /^(rate|concurrency):(.+)$/.exec(sweep);
-    if (match === null) refuse("--sweep", "must be rate:R1,R2,... or concurrency:N1,N2,...", sweep);
-    const [, kind, list] = match as unknown as [string, "rate" | "concurrency", string];
-    const loads = list.split(",");
-    if (loads.length > 32) refuse("--sweep", "must list at most 32 loads", sweep);
-    levels =
-      kind === "rate"
-        ? loads.map((text) => rateLevel(positiveDecimal(text, "--sweep", true)))
-        : loads.map((text) => concurrencyLevel(wholeNumber(text, "--sweep", 1, 100_000)));
-    loadName = kind === "rate" ? "request rate (req/s)" : "concurrency";
-  } else {
-    levels = [concurrencyLevel(parsed.get(CONCURRENCY_FLAG))];
+  const stages = parsed.get(STAGES_FLAG);
+  if (stages !== undefined) {
+    const level = stagesLevel(stages, burstiness, seed);
+    return { levels: [level], loadName: "request rate (req/s)" };
   }
-  giveOne(parsed, [REQUESTS_FLAG, DURATION_FLAG], " way to end a run");
-  const duration = parsed.get(DURATION_FLAG);
-  const durationMs = duration === undefined ? undefined : duration * 1000;
-  if (durationMs !== undefined) checkRateForDuration(levels, durationMs, parsed.raw.duration);
-  let slo: BenchSlo | undefined;
+  if (rate !== undefined) return { levels: [rateLevel(rate)], loadName: "request rate (req/s)" };
+  if (sweep === undefined)
+    return { levels: [concurrencyLevel(parsed.get(CONCURRENCY_FLAG))], loadName: "concurrency" };
+  const match = /^(rate|concurrency):(.+)$/.exec(sweep);
+  if (match === null) refuse("--sweep", "must be rate:R1,R2,... or concurrency:N1,N2,...", sweep);
+  const [, kind, list] = match as unknown as [string, "rate" | "concurrency", string];
+  const loads = list.split(",");
+  if (loads.length > 32) refuse("--sweep", "must list at most 32 loads", sweep);
+  return kind === "rate"
+    ? {
+        levels: loads.map((text) => rateLevel(positiveDecimal(text, "--sweep", true))),
+        loadName: "request rate (req/s)",
+      }
+    : {
+        levels: loads.map((text) => concurrencyLevel(wholeNumber(text, "--sweep", 1, 100_000))),
+        loadName: "concurrency",
+      };
+}
+
+/**
+ * --stages' one level: its schedule sent open-loop, as a rate's is; its load the mean rate offered (its
+ * requests over its seconds), its label the stages as the table names them.
+ */
+function stagesLevel(stages: readonly LoadStage[], burstiness: number, seed: number): LoadLevel {
+  const requests = stages.reduce((sum, stage) => sum + stageRequests(stage), 0);
+  const seconds = (stageBoundariesMs(stages).at(-1) ?? 0) / 1000;
+  const text = stages.map((stage) => `${stage.rate}:${stage.durationMs / 1000}s`).join(",");
+  return {
+    load: requests / seconds,
+    label: `stages ${text}`,
+    shape: { kind: "stages", stages, burstiness, seed },
+  };
+}
+
+/** --slo by serve-kit's parser, its error told as the flag. */
+function sloOf(parsed: ParsedFlags): BenchSlo | undefined {
+  const text = parsed.get(SLO_FLAG);
+  return text === undefined ? undefined : asUsage(() => parseSlo(text, "--slo"));
+}
+
+/** A serve-kit parser's refusal (it names the flag, its rule and what was given) as a usage error. */
+function asUsage<T>(parse: () => T): T {
   try {
-    const text = parsed.get(SLO_FLAG);
-    slo = text === undefined ? undefined : parseSlo(text, "--slo");
+    return parse();
   } catch (error) {
     if (error instanceof ServeConfigError)
       throw new UsageError(`${error.field}: ${error.rule} (given ${error.given})`);
     throw error;
   }
-  const attainment = parsed.get(ATTAINMENT_FLAG);
-  const targetRps = parsed.get(TARGET_RPS_FLAG);
-  if (targetRps !== undefined && slo === undefined) {
-    throw new UsageError("--target-rps: needs --slo, which says what serving the traffic means");
-  }
-  return {
-    levels,
-    loadName,
-    conversations: readConversations(parsed),
-    requests: parsed.get(REQUESTS_FLAG),
-    durationMs,
-    inputTokens: parsed.get(INPUT_TOKENS_FLAG),
-    outputTokens: parsed.get(OUTPUT_TOKENS_FLAG),
-    slo,
-    attainment,
-    targetRps,
-    timeoutMs: parsed.get(TIMEOUT_FLAG) * 1000,
-  };
 }
 
 // --concurrency beside --rate or a rate sweep, as vLLM's `--max-concurrency` beside its
@@ -302,10 +386,10 @@ export function readBenchRun(parsed: ParsedFlags): BenchRun {
 
 /** The cap on requests in flight for rate levels, or undefined when --concurrency sets the load itself. */
 function maxConcurrencyOf(parsed: ParsedFlags): number | undefined {
-  const { raw } = parsed;
-  if (raw.concurrency === undefined) return undefined;
-  const rates = raw.rate !== undefined || String(raw.sweep ?? "").startsWith("rate:");
-  if (raw.sweep !== undefined && !rates) {
+  if (!parsed.given(CONCURRENCY_FLAG)) return undefined;
+  const sweep = parsed.get(SWEEP_FLAG);
+  const rates = parsed.given(RATE_FLAG) || (sweep ?? "").startsWith("rate:");
+  if (sweep !== undefined && !rates) {
     throw new UsageError("--concurrency and --sweep concurrency:...: give one way to offer the load");
   }
   return rates ? parsed.get(CONCURRENCY_FLAG) : undefined;
@@ -339,20 +423,7 @@ const MAX_CONTEXT_WORDS = 10_000_000;
  */
 function readConversations(parsed: ParsedFlags): Conversations | undefined {
   const count = parsed.get(CONVERSATIONS_FLAG);
-  if (count === undefined) {
-    for (const flag of CONVERSATION_FLAGS.filter((flag) => flag !== CONVERSATIONS_FLAG)) {
-      if (parsed.raw[flag.name] !== undefined)
-        throw new UsageError(`--${flag.name}: needs --conversations N`);
-    }
-    return undefined;
-  }
-  for (const name of ["rate", "sweep", "requests", "duration", "dataset"]) {
-    if (parsed.raw[name] !== undefined) {
-      throw new UsageError(
-        `--${name}: does not apply to --conversations, which plays each conversation to its end, --concurrency at a time`,
-      );
-    }
-  }
+  if (count === undefined) return undefined;
   const header = parsed.get(BENCH_SESSION_HEADER_FLAG);
   const contextWords = parsed.get(CONTEXT_TOKENS_FLAG) ?? 0;
   if (count * contextWords > MAX_CONTEXT_WORDS) {

@@ -1,5 +1,6 @@
 import { escapeForTerminal } from "@finetune-studio/internal";
 import type { BenchMetrics, CapacityAnswer, LatencySummary } from "@finetune-studio/serve-kit";
+import type { StageSummary } from "@finetune-studio/serve-kit/internal";
 import type { LoadShape } from "./run-load.js";
 
 const ms = (value: number) =>
@@ -27,7 +28,12 @@ export function unreachableLevels(
   requests: number,
 ): string[] {
   return levels.flatMap(({ label, shape }) => {
-    const asked = shape.kind === "concurrency" ? shape.concurrency : shape.maxConcurrency;
+    const asked =
+      shape.kind === "concurrency"
+        ? shape.concurrency
+        : shape.kind === "rate"
+          ? shape.maxConcurrency
+          : undefined;
     return asked !== undefined && asked > requests
       ? [
           `${label}: --requests ${requests} never has more than ${requests} open at once; give --requests ${asked} or more (or --duration) to reach ${asked}`,
@@ -66,6 +72,33 @@ export function formatBenchTable(rows: readonly { label: string; metrics: BenchM
           .join(", ")})`,
     metrics.goodput === null ? "-" : `${(metrics.goodput.share * 100).toFixed(1)}%`,
   ]);
+  return formatTable(headers, cells);
+}
+
+/**
+ * A staged run, stage by stage: its rate, when it ran, its requests and how they ended, their TTFT
+ * (p50 / p95, as the timeline has them); a request counts in the stage that scheduled it.
+ */
+export function formatStages(summaries: readonly StageSummary[]): string {
+  const seconds = (value: number) => `${Math.round(value / 100) / 10} s`;
+  const ttft = (p50: number | null, p95: number | null) =>
+    p50 === null || p95 === null ? "n/a" : `${ms(p50)} / ${ms(p95)}`;
+  const headers = ["STAGE", "REQ/S", "FROM", "FOR", "SENT", "ANSWERED", "FAILED", "TTFT p50/p95"];
+  const cells = summaries.map((stage) => [
+    String(stage.stage),
+    String(stage.rate),
+    seconds(stage.startMs),
+    seconds(stage.durationMs),
+    String(stage.sent),
+    String(stage.answered),
+    String(stage.failed),
+    ttft(stage.ttftP50Ms, stage.ttftP95Ms),
+  ]);
+  return formatTable(headers, cells);
+}
+
+/** Columns under their headers, the first to the left and the others to the right, two spaces apart. */
+function formatTable(headers: readonly string[], cells: readonly (readonly string[])[]): string {
   const widths = headers.map((header, column) =>
     Math.max(header.length, ...cells.map((row) => row[column]?.length ?? 0)),
   );
@@ -96,11 +129,15 @@ export function formatFailureReasons(rows: readonly { label: string; metrics: Be
   return lines.length === 0 ? "" : `${lines.join("\n")}\n`;
 }
 
-/** What the sweep says about one instance, and the fleet a target needs. */
+/**
+ * What the sweep says about what it measured (one instance, or a launch's fleet of N together) and per
+ * instance, and the fleet a target needs, sized per instance.
+ */
 export function formatCapacity(
   answer: CapacityAnswer,
   loadName: string,
   targetRps: number | undefined,
+  measured = "one instance",
 ): string {
   const share = `${Math.round(answer.attainment * 100)}% of requests`;
   if (answer.highestLoad === null) {
@@ -110,12 +147,15 @@ export function formatCapacity(
     answer.firstFailingLoad === null
       ? "every load tried met them: the knee lies higher, extend the sweep"
       : `at ${loadText(answer.firstFailingLoad)} they no longer held`;
+  const rps = (answer.requestsPerSecond ?? 0).toFixed(2);
+  const perInstance = (answer.perInstanceRequestsPerSecond ?? 0).toFixed(2);
+  const fleet = answer.measuredInstances > 1;
   const lines = [
-    `capacity: one instance serves ${loadName} ${loadText(answer.highestLoad)} within the SLOs for ${share} (${(answer.requestsPerSecond ?? 0).toFixed(2)} good req/s); ${knee}`,
+    `capacity: ${measured} serves ${loadName} ${loadText(answer.highestLoad)} within the SLOs for ${share} (${rps} good req/s${fleet ? ` together, ${perInstance} per instance` : ""}); ${knee}`,
   ];
   if (targetRps !== undefined && answer.instances !== null) {
     lines.push(
-      `for ${targetRps} req/s: launch --instances ${answer.instances} (or replicaCount ${answer.instances}), each kept ${Math.round(answer.headroom * 100)}% below its measured capacity`,
+      `for ${targetRps} req/s: launch --instances ${answer.instances} (or replicaCount ${answer.instances}), each kept ${Math.round(answer.headroom * 100)}% below its measured capacity${fleet ? ` (${perInstance} good req/s per instance)` : ""}`,
     );
   }
   return `${lines.join("\n")}\n`;

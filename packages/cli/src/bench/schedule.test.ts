@@ -72,11 +72,12 @@ describe("bench against a known schedule: first chunk after 80 ms, then one ever
 
 describe("bench against a stand-in that degrades with load", { timeout: 120_000 }, () => {
   it("finds the knee the stand-in was built with", async () => {
-    // First chunk after 20 + 60 × open ms: 80 ms alone, 140 with 2 open, 200 with 3, 260 with 4.
-    // Under ttft=170ms the knee is concurrency 2.
+    // First chunk after 20 + 120 × open ms: 140 ms alone, 260 with 2 open, 380 with 3, 500 with 4.
+    // Under ttft=320ms the knee is concurrency 2, 60 ms from the levels on either side: a loaded machine's
+    // scheduling delays stay well inside that.
     const schedule: Schedule = {
       firstChunkMs: 20,
-      msPerOpenRequest: 60,
+      msPerOpenRequest: 120,
       chunkEveryMs: 5,
       chunks: 3,
       promptTokens: 8,
@@ -87,14 +88,14 @@ describe("bench against a stand-in that degrades with load", { timeout: 120_000 
         schedule,
         { kind: "concurrency", concurrency },
         concurrency * 8,
-        "ttft=170ms",
+        "ttft=320ms",
       );
       points.push({ load: concurrency, metrics });
     }
     const answer = capacityFromSweep(points, { targetRps: 20 });
     expect(answer).toMatchObject({ highestLoad: 2, firstFailingLoad: 3 });
-    // Two open at a time, about 140 + 10 ms each: about 13 good requests per second.
-    expect(answer.requestsPerSecond).toBeGreaterThan(8);
+    // Two open at a time, about 260 + 10 ms each: about 7.4 good requests per second.
+    expect(answer.requestsPerSecond).toBeGreaterThan(5);
     expect(answer.instances).toBeGreaterThanOrEqual(2);
   });
 });

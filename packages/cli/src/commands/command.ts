@@ -1,15 +1,22 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { jsonForTerminal } from "@finetune-studio/internal";
-import { buildDockerCommand, buildServeCommand } from "@finetune-studio/serve-kit";
+import { buildDockerCommand, buildServeCommand, DEFAULT_VLLM_IMAGE } from "@finetune-studio/serve-kit";
 import { checkServeFits } from "../plan/fit-check.js";
+import { synopsesOf, usageLines } from "../shared/command-args.js";
 import { JSON_FLAG } from "../shared/common-flags.js";
 import { absoluteLocalPaths } from "../shared/docker-paths.js";
 import { ExitCode } from "../shared/exit-codes.js";
 import { describedAs, flagHelp, switchFlag, textFlag } from "../shared/flags.js";
 import { SERVE_HELP } from "../shared/help.js";
 import { type CliIo, UsageError } from "../shared/io.js";
-import { INHERITED_KEY_NOTE, keySource, parseServeArgs, SERVE_FLAGS } from "../shared/serve-args.js";
+import {
+  INHERITED_KEY_NOTE,
+  keySource,
+  parseServeArgs,
+  SERVE_FLAGS,
+  serveForms,
+} from "../shared/serve-args.js";
 import type { CliCommand } from "./command-type.js";
 
 const WHOLE_OUTPUT_FLAG = describedAs(
@@ -23,7 +30,8 @@ const DOCKER_FLAG = switchFlag(
 const IMAGE_FLAG = textFlag("image", {
   valueName: "I",
   field: "docker.image",
-  help: "the image for --docker (default vllm/vllm-openai:latest; pin a tag)",
+  help: "the image for --docker (pin a tag)",
+  shows: DEFAULT_VLLM_IMAGE,
 });
 const HF_CACHE_FLAG = textFlag("hf-cache", {
   valueName: "DIR",
@@ -32,6 +40,7 @@ const HF_CACHE_FLAG = textFlag("hf-cache", {
 });
 const OUTPUT_FLAGS = [WHOLE_OUTPUT_FLAG, DOCKER_FLAG, IMAGE_FLAG, HF_CACHE_FLAG];
 const COMMAND_FLAGS = [...SERVE_FLAGS, ...OUTPUT_FLAGS];
+const COMMAND_FORMS = serveForms("command", COMMAND_FLAGS);
 
 /** `studio-serve command`: prints the vllm serve (or docker run) command, or the builder's whole output. */
 async function runCommand(args: readonly string[], io: CliIo): Promise<number> {
@@ -86,9 +95,7 @@ function defaultHfCache(env: NodeJS.ProcessEnv): string {
 
 const HELP = `studio-serve command: print the command that serves a fine-tuned model with vLLM.
 
-Usage:
-  studio-serve command full <model> [options] [-- vllm options]
-  studio-serve command lora <base> --adapter name=path [--adapter ...] [options] [-- vllm options]
+${usageLines(...COMMAND_FORMS)}
 
 ${SERVE_HELP}
 
@@ -102,10 +109,7 @@ Examples:
 
 export const command: CliCommand = {
   name: "command",
-  synopsis: [
-    ["command full <model> [options] [-- vllm options]", "print the vllm serve command"],
-    ["command lora <base> --adapter name=path ... [options]", ""],
-  ],
+  synopsis: synopsesOf(COMMAND_FORMS, "print the vllm serve command"),
   help: HELP,
   flags: COMMAND_FLAGS,
   run: runCommand,

@@ -2,9 +2,10 @@ import { jsonForTerminal } from "@finetune-studio/internal";
 import { checkListenAddress } from "@finetune-studio/serve-kit/internal";
 import { evaluateDoctor, formatDoctorTable } from "../doctor/doctor-checks.js";
 import { probeDoctor } from "../doctor/doctor-probes.js";
-import { DEFAULT_LISTEN, JSON_FLAG } from "../shared/common-flags.js";
-import { ExitCode } from "../shared/exit-codes.js";
-import { describedAs, flagHelp, parseFlags, refuseExtraWords } from "../shared/flags.js";
+import { type CommandArgs, parseCommand, synopsisOf, usageLines } from "../shared/command-args.js";
+import { JSON_FLAG } from "../shared/common-flags.js";
+import { ExitCode, exitCodeHelp } from "../shared/exit-codes.js";
+import { describedAs, flagHelp } from "../shared/flags.js";
 import type { CliIo } from "../shared/io.js";
 import { numberOrRaw } from "../shared/raw-values.js";
 import { HOST_FLAG, SERVE_PORT_FLAG } from "../shared/serve-args.js";
@@ -12,19 +13,19 @@ import type { CliCommand } from "./command-type.js";
 
 // Where vLLM will listen, as launch takes it (serve-kit's listen-address rule checks both).
 const FLAGS = [
-  describedAs(HOST_FLAG, `the address vLLM will listen on (default ${DEFAULT_LISTEN.host})`),
-  describedAs(SERVE_PORT_FLAG, `the port vLLM will listen on, checked free (default ${DEFAULT_LISTEN.port})`),
+  describedAs(HOST_FLAG, "the address vLLM will listen on"),
+  describedAs(SERVE_PORT_FLAG, "the port vLLM will listen on, checked free"),
   JSON_FLAG,
 ];
+const DOCTOR_ARGS: CommandArgs = { name: "doctor", positionals: [], flags: FLAGS };
 
 /** `studio-serve doctor`: a table of prerequisites, pass or fail, with the fix. Exit 1 when one fails. */
 async function runDoctor(args: readonly string[], io: CliIo): Promise<number> {
-  const parsed = parseFlags(args, FLAGS);
+  const parsed = parseCommand(args, DOCTOR_ARGS);
   if (parsed.help) {
     io.out(HELP);
     return ExitCode.Ok;
   }
-  refuseExtraWords(parsed.positionals);
   const { host, port } = checkListenAddress({
     host: parsed.get(HOST_FLAG),
     port: numberOrRaw(parsed.get(SERVE_PORT_FLAG)),
@@ -38,20 +39,21 @@ async function runDoctor(args: readonly string[], io: CliIo): Promise<number> {
 
 const HELP = `studio-serve doctor: check what serving a model with vLLM needs, and say how to fix what is missing.
 
-Usage:
-  studio-serve doctor [--host H] [--port P] [--json]
+${usageLines(DOCTOR_ARGS)}
 
 Checks Python (3.8 or newer; current vLLM releases need 3.10+), vllm on PATH, an NVIDIA GPU and its
 free memory (nvidia-smi), a hub login for private repositories (HF_TOKEN or the hub CLI's token),
-and that the port is free. Exits 1 when a required check fails; warnings do not fail.
+and that the port is free. A required check that fails fails the command; warnings do not.
 
 Options:
 ${flagHelp(FLAGS)}
+
+${exitCodeHelp("doctor")}
 `;
 
 export const doctor: CliCommand = {
   name: "doctor",
-  synopsis: [["doctor [--host H] [--port P] [--json]", "check the prerequisites"]],
+  synopsis: [synopsisOf(DOCTOR_ARGS, "check the prerequisites")],
   help: HELP,
   flags: FLAGS,
   run: runDoctor,

@@ -1,9 +1,11 @@
 import { basename, dirname } from "node:path";
 import { escapeForTerminal } from "@finetune-studio/internal";
 import { grafanaDashboard } from "@finetune-studio/serve-kit";
-import { JOB_FLAG, OBJECTIVE_FLAG, SLO_FLAG } from "../shared/common-flags.js";
+import { DEFAULT_DASHBOARD_TITLE } from "@finetune-studio/serve-kit/internal";
+import { type CommandArgs, parseCommand, synopsisOf, usageLines } from "../shared/command-args.js";
+import { JOB_FLAG, OBJECTIVE_FLAG, OBJECTIVE_NEEDS_SLO, SLO_FLAG } from "../shared/common-flags.js";
 import { ExitCode } from "../shared/exit-codes.js";
-import { describedAs, flagHelp, parseFlags, refuseExtraWords, textFlag } from "../shared/flags.js";
+import { describedAs, flagHelp, textFlag } from "../shared/flags.js";
 import type { CliIo } from "../shared/io.js";
 import { numberOrRaw } from "../shared/raw-values.js";
 import { FileWriteError, writeFilesTogether } from "../shared/safe-files.js";
@@ -15,7 +17,8 @@ const OUT_FILE_FLAG = textFlag("out", {
 });
 const TITLE_FLAG = textFlag("title", {
   valueName: "T",
-  help: "the dashboard's title (default: vLLM (studio-serve))",
+  help: "the dashboard's title",
+  shows: DEFAULT_DASHBOARD_TITLE,
   field: "title",
 });
 const FLAGS = [
@@ -28,15 +31,20 @@ const FLAGS = [
   ),
   OBJECTIVE_FLAG,
 ];
+const GRAFANA_ARGS: CommandArgs = {
+  name: "grafana",
+  positionals: [],
+  flags: FLAGS,
+  needs: [OBJECTIVE_NEEDS_SLO],
+};
 
 /** `studio-serve grafana`: serve-kit's Grafana dashboard as JSON, the same bytes on every run. */
 function runGrafana(args: readonly string[], io: CliIo): number {
-  const parsed = parseFlags(args, FLAGS);
+  const parsed = parseCommand(args, GRAFANA_ARGS);
   if (parsed.help) {
     io.out(HELP);
     return ExitCode.Ok;
   }
-  refuseExtraWords(parsed.positionals);
   const title = parsed.get(TITLE_FLAG);
   const jobName = parsed.get(JOB_FLAG);
   const slo = parsed.get(SLO_FLAG);
@@ -71,8 +79,7 @@ function runGrafana(args: readonly string[], io: CliIo): number {
 
 const HELP = `studio-serve grafana: a Grafana dashboard for vLLM instances and a launch's front door.
 
-Usage:
-  studio-serve grafana [--out FILE] [--title T] [--slo ttft=500ms,tpot=50ms [--objective 0.99]]
+${usageLines(GRAFANA_ARGS)}
 
 Prints the dashboard's JSON (or writes it to FILE): a data-source and an instance variable; for the fleet
 and each instance, requests running and waiting, KV-cache usage, tokens per second, time to first token,
@@ -92,7 +99,7 @@ Example:
 
 export const grafana: CliCommand = {
   name: "grafana",
-  synopsis: [["grafana [--out FILE] [--title T] [--slo ...]", "print a Grafana dashboard for them"]],
+  synopsis: [synopsisOf(GRAFANA_ARGS, "print a Grafana dashboard for them")],
   help: HELP,
   flags: FLAGS,
   run: runGrafana,

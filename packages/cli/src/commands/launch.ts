@@ -1,9 +1,9 @@
-import { DEFAULT_SESSION_HEADER } from "@finetune-studio/serve-kit";
 import { checkServeFits } from "../plan/fit-check.js";
 import { gpuAskedOnce } from "../plan/plan-input.js";
 import { AUTOSCALE_FLAGS } from "../shared/autoscale-flags.js";
+import { synopsesOf, usageLines } from "../shared/command-args.js";
 import { ExitCode } from "../shared/exit-codes.js";
-import { describedAs, flagHelp, textFlag } from "../shared/flags.js";
+import { describedAs, flagHelp } from "../shared/flags.js";
 import { SERVE_HELP } from "../shared/help.js";
 import {
   GPUS_FLAG,
@@ -12,9 +12,9 @@ import {
   RUNTIME_LORA_FLAG,
 } from "../shared/instance-flags.js";
 import type { CliIo } from "../shared/io.js";
-import { LAUNCH_TIMEOUT_FLAG, STOP_TIMEOUT_FLAG } from "../shared/launch-flags.js";
+import { LAUNCH_TIMEOUT_FLAG, LOG_DIR_FLAG, STOP_TIMEOUT_FLAG } from "../shared/launch-flags.js";
 import { ROUTING_FLAG, SESSION_HEADER_FLAG } from "../shared/routing-flags.js";
-import { parseServeArgs, SERVE_FLAGS } from "../shared/serve-args.js";
+import { parseServeArgs, SERVE_FLAGS, serveForms } from "../shared/serve-args.js";
 import { runFleet } from "../supervise/fleet.js";
 import { parseLayout } from "../supervise/layout.js";
 import type { CliCommand } from "./command-type.js";
@@ -23,12 +23,7 @@ import type { CliCommand } from "./command-type.js";
 // shared/instance-flags.ts. Values that must agree with others are checked where they are used, before
 // anything starts: the log directory by instance/launch-settings.ts, the instances' layout by supervise/layout.ts.
 const WAIT_FLAGS = [LAUNCH_TIMEOUT_FLAG, STOP_TIMEOUT_FLAG];
-const LOG_FLAGS = [
-  textFlag("log-dir", {
-    valueName: "DIR",
-    help: "also write vLLM's output to DIR/vllm-<port>.log, launch's events (started,\nready, stopped, crashed with the last lines) to DIR/events.jsonl as JSON\nlines, and vLLM's process group id to DIR/vllm-<port>.pid while it runs",
-  }),
-];
+const LOG_FLAGS = [LOG_DIR_FLAG];
 const INSTANCE_FLAGS = [
   INSTANCES_FLAG,
   GPUS_FLAG,
@@ -36,12 +31,13 @@ const INSTANCE_FLAGS = [
   RUNTIME_LORA_FLAG,
   describedAs(
     ROUTING_FLAG,
-    "how HAProxy picks the instance: session (the default) sends each value of\nthe session header to one instance, by consistent hashing with bounded\nload, so a conversation's next turn finds its prefix in that vLLM's cache;\na request without the header goes to the least busy. prefix: as session,\nand a request without the header is keyed on its first user message\n(HAProxy reads every request body). least-busy: the fewest open requests",
+    "how HAProxy picks the instance: session (the default) sends each value of\nthe session header to one instance, by its hash, with bounded load, so a conversation's next turn finds its prefix in that vLLM's cache;\na request without the header goes to the least busy. prefix: as session,\nand a request without the header is keyed on its first user message\n(HAProxy reads every request body). least-busy: the fewest open requests",
   ),
-  describedAs(SESSION_HEADER_FLAG, `the header that names a session (default ${DEFAULT_SESSION_HEADER})`),
+  describedAs(SESSION_HEADER_FLAG, "the header that names a session"),
   ...AUTOSCALE_FLAGS,
 ];
 export const LAUNCH_FLAGS = [...SERVE_FLAGS, ...WAIT_FLAGS, ...LOG_FLAGS, ...INSTANCE_FLAGS];
+const LAUNCH_FORMS = serveForms("launch", LAUNCH_FLAGS);
 
 /**
  * `studio-serve launch`: one vLLM on the port clients call, or (--instances, --gpus) one per GPU behind
@@ -57,7 +53,7 @@ async function runLaunch(args: readonly string[], io: CliIo): Promise<number> {
   }
   const helpFor = `launch ${parsed.kind}`;
   // The fit check and the front door's per-instance limit both read the GPU: nvidia-smi is asked once.
-  const planGpu = gpuAskedOnce(parsed.values, io.env, helpFor);
+  const planGpu = gpuAskedOnce(parsed, io.env, helpFor);
   // Will it fit: a warning before anything starts (a refusal with --strict) when the model's files are local.
   if (!(await checkServeFits(parsed, io, helpFor, planGpu))) return ExitCode.Failure;
   return await runFleet(parsed, parseLayout(parsed), io, planGpu);
@@ -66,9 +62,7 @@ async function runLaunch(args: readonly string[], io: CliIo): Promise<number> {
 const HELP = `studio-serve launch: start vLLM, wait until it serves the model, check it with a one-token
 completion, then keep running until vLLM stops; the exit code is vLLM's.
 
-Usage:
-  studio-serve launch full <model> [options] [-- vllm options]
-  studio-serve launch lora <base> --adapter name=path [--adapter ...] [options] [-- vllm options]
+${usageLines(...LAUNCH_FORMS)}
 
 ${SERVE_HELP}
 
@@ -98,7 +92,7 @@ environment is used, since vLLM would read it anyway.
 
 export const launch: CliCommand = {
   name: "launch",
-  synopsis: [["launch full|lora ... (same arguments)", "start vLLM, wait until it answers"]],
+  synopsis: synopsesOf(LAUNCH_FORMS, "start vLLM, wait until it answers"),
   help: HELP,
   flags: LAUNCH_FLAGS,
   run: runLaunch,

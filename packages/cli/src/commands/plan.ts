@@ -2,14 +2,20 @@ import { jsonForTerminal } from "@finetune-studio/internal";
 import { checkGpusForSettings, planSettingsFrom, resolvePlanGpu } from "../plan/plan-input.js";
 import { formatPlan } from "../plan/plan-table.js";
 import { ModelReadError, planModel } from "../plan/read-model.js";
-import { GPU_FLAGS, JSON_FLAG } from "../shared/common-flags.js";
+import {
+  type CommandArgs,
+  parseCommand,
+  positional,
+  synopsisOf,
+  usageLines,
+} from "../shared/command-args.js";
+import { ENABLE_LORA_FLAG, GPU_COUNT_FLAG, GPU_FLAGS, JSON_FLAG } from "../shared/common-flags.js";
 import { ENGINE_FLAG_LIST, ENGINE_FLAGS } from "../shared/engine-flags.js";
-import { ExitCode } from "../shared/exit-codes.js";
-import { describedAs, flagHelp, giveOne, parseFlags, switchFlag, textFlag } from "../shared/flags.js";
+import { ExitCode, exitCodeHelp } from "../shared/exit-codes.js";
+import { describedAs, flagHelp, textFlag } from "../shared/flags.js";
 import { wrapList } from "../shared/help.js";
 import { type CliIo, UsageError } from "../shared/io.js";
 import { messageOf } from "../shared/messages.js";
-import { quoted } from "../shared/values.js";
 import type { CliCommand } from "./command-type.js";
 
 const REVISION_FLAG = textFlag("revision", {
@@ -20,41 +26,37 @@ const REVISION_FLAG = textFlag("revision", {
 // plan's own flags; the GPU ones are read by plan/plan-input.ts, the engine ones through serve-kit's table.
 const PLAN_FLAGS = [
   ...GPU_FLAGS,
-  textFlag("gpu-count", {
-    valueName: "N",
-    field: "gpu.count",
-    help: "GPUs available (default: nvidia-smi's count, else the tensor-parallel size)",
-  }),
+  GPU_COUNT_FLAG,
   REVISION_FLAG,
   describedAs(JSON_FLAG, "the whole plan as JSON"),
-  switchFlag(
-    "enable-lora",
-    "plan a LoRA serve (also on with a LoRA flag: --max-loras, --max-lora-rank, ...)",
-    undefined,
-    "enableLora",
-  ),
+  ENABLE_LORA_FLAG,
 ];
 const FLAGS = [...PLAN_FLAGS, ...ENGINE_FLAGS];
+const MODEL_ARG = positional("MODEL", "a local directory or a hub repository");
+
+/** `studio-serve plan MODEL`: the model, the GPU (by one of two flags) and vLLM's flags. */
+const PLAN_ARGS: CommandArgs = {
+  name: "plan",
+  positionals: [MODEL_ARG],
+  flags: FLAGS,
+  oneOf: [{ flags: GPU_FLAGS }],
+};
 
 /** `studio-serve plan MODEL`: will it fit, before vLLM loads a byte. */
 async function runPlan(args: readonly string[], io: CliIo): Promise<number> {
-  const parsed = parseFlags(args, FLAGS);
+  const parsed = parseCommand(args, PLAN_ARGS);
   if (parsed.help) {
     io.out(HELP);
     return ExitCode.Ok;
   }
-  const values = parsed.raw;
-  const [model, ...rest] = parsed.positionals;
-  if (model === undefined) throw new UsageError("missing MODEL: a local directory or a hub repository");
-  if (rest.length > 0) throw new UsageError(`unexpected argument ${quoted(rest[0])}`);
-  giveOne(parsed, GPU_FLAGS);
-  const gpu = await resolvePlanGpu(values, io.env, "plan");
+  const model = parsed.positionals[0] as string;
+  const gpu = await resolvePlanGpu(parsed, io.env, "plan");
   if (!gpu)
     throw new UsageError(
       "no GPU found: nvidia-smi is not here; give --gpu NAME or --gpu-memory 80GiB",
       "plan",
     );
-  const settings = planSettingsFrom(values, "plan");
+  const settings = planSettingsFrom(parsed, "plan");
   checkGpusForSettings(gpu, settings, "plan");
   const planned = await planModel(model, gpu, settings, io.env, parsed.get(REVISION_FLAG));
   if (planned instanceof ModelReadError) {
@@ -70,8 +72,7 @@ async function runPlan(args: readonly string[], io: CliIo): Promise<number> {
 const HELP = `studio-serve plan: will the served model fit on the GPU? Computed from the model's own files before vLLM
 loads a byte, following vLLM's memory profiling and KV-cache layout.
 
-Usage:
-  studio-serve plan MODEL [--gpu NAME | --gpu-memory 80GiB] [--gpu-count N] [vLLM flags] [--json]
+${usageLines(PLAN_ARGS)}
 
 MODEL is a local directory with config.json, or a hub repository (owner/name): config.json and
 model.safetensors.index.json are read from the hub's cache (HF_HUB_CACHE, else $HF_HOME/hub), else from
@@ -90,11 +91,7 @@ evenly, --max-model-len within the model's unless VLLM_ALLOW_LONG_MAX_MODEL_LEN 
 matching the checkpoint and running on the GPU (AWQ from compute capability 7.5, FP8 from 8.0), bfloat16 from
 8.0) and names the flags that would make it fit. --max-model-len takes vLLM's suffixes: 8k = 8000, 8K = 8192.
 
-Exit codes:
-  0   it fits (or the weights fit and the plan cannot size this architecture's KV cache: verdict "unknown")
-  1   it does not fit, or vLLM would refuse these settings
-  2   bad arguments
-  4   the model's files could not be read (a local path that is not a model, the hub unreachable or refusing)
+${exitCodeHelp("plan")}
 
 Example:
   studio-serve plan meta-llama/Llama-3.1-8B-Instruct --gpu L4
@@ -102,7 +99,7 @@ Example:
 
 export const plan: CliCommand = {
   name: "plan",
-  synopsis: [["plan MODEL [--gpu NAME] [vLLM flags]", "will the model fit on the GPU? (before vLLM starts)"]],
+  synopsis: [synopsisOf(PLAN_ARGS, "will the model fit on the GPU? (before vLLM starts)")],
   help: HELP,
   flags: FLAGS,
   run: runPlan,

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   buildLoraAdapterResources,
@@ -11,17 +11,21 @@ import {
   VLLM_STACK_CHART,
 } from "@finetune-studio/serve-kit";
 import { stringify } from "yaml";
+import { type CommandArgs, positional, synopsisOf, usageLines } from "../shared/command-args.js";
 import { ENGINE_FLAG_LIST } from "../shared/engine-flags.js";
 import { ExitCode } from "../shared/exit-codes.js";
 import { flagHelp } from "../shared/flags.js";
 import { wrapList } from "../shared/help.js";
 import { type CliIo, UsageError } from "../shared/io.js";
+import { makeDirectories } from "../shared/safe-files.js";
 import { quoted } from "../shared/values.js";
 import {
+  ADAPTER_LOADING_FLAG,
   AUTOSCALE_FLAGS,
   ENGINE_POD_FLAGS,
   type ParsedStackArgs,
   parseStackArgs,
+  REPLICAS_FLAG,
   ROUTING_FLAGS,
   SECRET_FLAGS,
   STACK_FIELD_FLAGS,
@@ -38,7 +42,43 @@ const DASHBOARD_FILE = "dashboard.yaml";
 const SCALED_OBJECT_FILE = "scaledobject.yaml";
 const OUTPUTS = ["values", "adapters", "dashboard", "scaledobject"] as const;
 
-/** `studio-serve stack values|adapters|dashboard`: the chart's values, the LoraAdapter resources or the Grafana dashboard's ConfigMap, as YAML. */
+/** What to serve, as `command` takes it; parseServeArgs reads it. */
+const SERVE_ARG = positional("full|lora ...", "what to serve");
+const LORA_ARG = positional("lora ...", "a base model and its adapters");
+/** Each output's command line; the builders check the flag each needs (--replicas a range, ...). */
+const FORMS: Record<(typeof OUTPUTS)[number], CommandArgs> = {
+  values: {
+    name: "stack values",
+    positionals: [SERVE_ARG],
+    flags: STACK_FLAGS,
+    trailing: "[-- vllm options]",
+    note: "the chart's values, and the helm commands",
+  },
+  adapters: {
+    name: "stack adapters",
+    positionals: [LORA_ARG],
+    flags: STACK_FLAGS,
+    requiredFlags: [{ ...ADAPTER_LOADING_FLAG, usage: "--adapter-loading runtime" }],
+    builderChecks: true,
+    note: "its LoraAdapter resources",
+  },
+  dashboard: {
+    name: "stack dashboard",
+    positionals: [SERVE_ARG],
+    flags: STACK_FLAGS,
+    note: "its Grafana dashboard, as a ConfigMap for Grafana's sidecar",
+  },
+  scaledobject: {
+    name: "stack scaledobject",
+    positionals: [SERVE_ARG],
+    flags: STACK_FLAGS,
+    requiredFlags: [{ ...REPLICAS_FLAG, usage: "--replicas MIN..MAX" }],
+    builderChecks: true,
+    note: "the KEDA ScaledObject for its engines",
+  },
+};
+
+/** `studio-serve stack values|adapters|dashboard|scaledobject`: the chart's values, the LoraAdapter resources, the Grafana dashboard's ConfigMap or the KEDA ScaledObject, as YAML. */
 function runStack(args: readonly string[], io: CliIo): number {
   const [what, ...rest] = args;
   if (what === "--help" || what === "-h") {
@@ -122,7 +162,7 @@ function printScaledObject(parsed: ParsedStackArgs, io: CliIo): number {
 }
 
 function scaledObjectYaml(scaledObject: object): string {
-  return `# KEDA ScaledObject for production-stack's engine Deployment, from studio-serve stack values: the chart cannot carry these triggers.\n${stringify(scaledObject, { lineWidth: 0 })}`;
+  return `# KEDA ScaledObject for production-stack's engine Deployment, from studio-serve stack: the chart cannot carry these triggers.\n${stringify(scaledObject, { lineWidth: 0 })}`;
 }
 
 function printAdapters(parsed: ParsedStackArgs, io: CliIo): number {
@@ -183,7 +223,7 @@ function emit(io: CliIo, out: string | undefined, file: string, yaml: string, co
 }
 
 function writeOut(io: CliIo, out: string, file: string, yaml: string): void {
-  mkdirSync(out, { recursive: true });
+  makeDirectories(out);
   const path = join(out, file);
   writeFileSync(path, yaml, { mode: 0o644 });
   io.err(`wrote ${path}\n`);
@@ -195,14 +235,10 @@ Prints values for the ${VLLM_STACK_CHART.name} Helm chart (version ${VLLM_STACK_
 resources, its Grafana dashboard (a ConfigMap) or a KEDA ScaledObject for its engines,
 as YAML, and the helm and kubectl commands that use them.
 
-Usage:
-  studio-serve stack values full <model> [options] [-- vllm options]
-  studio-serve stack values lora <base> --adapter name=path ... [options] [-- vllm options]
-  studio-serve stack adapters lora <base> --adapter name=path ... --adapter-loading runtime [options]
-  studio-serve stack dashboard full|lora ... [options]   the Grafana dashboard, as a ConfigMap for
-                                                         Grafana's dashboard sidecar
-  studio-serve stack scaledobject full|lora ... --replicas MIN..MAX [options]
-                                                         the KEDA ScaledObject alone
+${usageLines(...OUTPUTS.map((output) => FORMS[output]))}
+
+full|lora ... is what to serve, as for studio-serve command: full <model>, or lora <base> --adapter
+name=path ... (repeat --adapter for more).
 
 What to serve (as for studio-serve command):
 ${flagHelp(STACK_SERVE_FLAGS)}
@@ -236,10 +272,10 @@ Example:
 export const stack: CliCommand = {
   name: "stack",
   synopsis: [
-    ["stack values full|lora ... [--out DIR]", "print vllm-stack Helm values for Kubernetes"],
-    ["stack adapters lora ... [--out DIR]", "print its LoraAdapter resources"],
-    ["stack dashboard full|lora ... [--out DIR]", "print its Grafana dashboard as a ConfigMap"],
-    ["stack scaledobject full|lora ... --replicas MIN..MAX", "print the KEDA ScaledObject for its engines"],
+    synopsisOf(FORMS.values, "print vllm-stack Helm values for Kubernetes"),
+    synopsisOf(FORMS.adapters, "print its LoraAdapter resources"),
+    synopsisOf(FORMS.dashboard, "print its Grafana dashboard as a ConfigMap"),
+    synopsisOf(FORMS.scaledobject, "print the KEDA ScaledObject for its engines"),
   ],
   help: HELP,
   flags: STACK_FLAGS,

@@ -4,14 +4,30 @@ import { checkObjective } from "@finetune-studio/serve-kit/internal";
 import { sleep } from "../shared/abortable-sleep.js";
 import { readApiKey } from "../shared/api-key.js";
 import {
+  type CommandArgs,
+  parseCommand,
+  positional,
+  synopsisOf,
+  usageLines,
+} from "../shared/command-args.js";
+import {
   API_KEY_ENV_FLAG,
   JSON_FLAG,
   LAUNCH_FLAG,
   OBJECTIVE_FLAG,
+  OBJECTIVE_NEEDS_SLO,
   SLO_FLAG,
 } from "../shared/common-flags.js";
-import { ExitCode } from "../shared/exit-codes.js";
-import { countFlag, describedAs, flagHelp, parseFlags, secondsFlag, switchFlag } from "../shared/flags.js";
+import { ExitCode, exitCodeHelp } from "../shared/exit-codes.js";
+import {
+  countFlag,
+  describedAs,
+  flagHelp,
+  type ParsedFlags,
+  secondsFlag,
+  switchFlag,
+} from "../shared/flags.js";
+import { untilInterrupted } from "../shared/interrupt.js";
 import { type CliIo, UsageError } from "../shared/io.js";
 import { messageOf } from "../shared/messages.js";
 import { numberOrRaw } from "../shared/raw-values.js";
@@ -39,8 +55,14 @@ const TIMEOUT_FLAG = secondsFlag("timeout", {
   fallback: 5,
   help: "seconds each look at an instance may take, its /health, /v1/models and\n/metrics reads together; one look never waits longer",
 });
+const STATUS_LAUNCH_FLAG = describedAs(
+  LAUNCH_FLAG,
+  "also every instance of the `launch` serving on port P (one, or N)",
+);
+/** The servers to read, by their URLs. */
+const URLS_ARG = positional("URL", "a server's root, e.g. http://127.0.0.1:8000 (or its /v1 base URL)", true);
 const FLAGS = [
-  describedAs(LAUNCH_FLAG, "also every instance of the `launch` serving on port P (one, or N)"),
+  STATUS_LAUNCH_FLAG,
   WATCH_FLAG,
   COUNT_FLAG,
   INTERVAL_FLAG,
@@ -50,94 +72,127 @@ const FLAGS = [
     SLO_FLAG,
     "show the share of each instance's requests between the two reads within each\ntarget (bench --slo's syntax; counted from vLLM's histogram buckets)",
   ),
-  describedAs(OBJECTIVE_FLAG, "with --slo: the share each instance should reach (default 0.99)"),
+  describedAs(OBJECTIVE_FLAG, "with --slo: the share each instance should reach"),
   describedAs(
     API_KEY_ENV_FLAG,
-    "the key vLLM was started with, for /v1/models (default: VLLM_API_KEY);\nsent only over https or to this machine",
+    "the key vLLM was started with, for /v1/models; sent only over https or to\nthis machine",
   ),
 ];
+
+/** `studio-serve status`'s command line: the servers (or a launch), the flags, and how they go together. */
+const STATUS_ARGS: CommandArgs = {
+  name: "status",
+  positionals: [URLS_ARG],
+  flags: FLAGS,
+  required: {
+    args: [URLS_ARG, STATUS_LAUNCH_FLAG],
+    missing: "name at least one server URL, e.g. http://127.0.0.1:8000, or --launch P",
+  },
+  needs: [{ flag: COUNT_FLAG, needs: WATCH_FLAG, verb: "goes with" }, OBJECTIVE_NEEDS_SLO],
+};
 
 /** Clears the terminal and puts the cursor home, so --watch redraws the table in place. */
 const REDRAW = "\u001b[H\u001b[2J";
 
+/** What `status` was asked, every flag read by its declaration before any request is sent. */
+interface StatusAsked {
+  given: string[];
+  launchPort: number | undefined;
+  intervalMs: number;
+  intervalSeconds: number;
+  count: number | undefined;
+  watch: boolean;
+  json: boolean;
+  objective: number | undefined;
+  options: ProbeOptions;
+}
+
 /** `studio-serve status URL...`: up or down, models and adapters, and the load of each vLLM instance. */
 async function runStatus(args: readonly string[], io: CliIo): Promise<number> {
-  const parsed = parseFlags(args, FLAGS);
+  const parsed = parseCommand(args, STATUS_ARGS);
   if (parsed.help) {
     io.out(HELP);
     return ExitCode.Ok;
   }
-  // Every flag is read before the launch is asked for its instances: bad input stops before any request.
+  const asked = readStatus(parsed, io);
+  const launched = asked.launchPort === undefined ? [] : await instancesOf(asked.launchPort, io);
+  if (asked.given.length === 0 && launched.length === 0)
+    throw new UsageError("name at least one server URL, e.g. http://127.0.0.1:8000, or --launch P");
+  const behind = await Promise.all(asked.given.map((url) => behindFrontDoor(url, io)));
+  const urls = [...new Set([...behind.flat(), ...launched])];
+  return untilInterrupted((signal) => showStatus(urls, asked, signal, io));
+}
+
+function readStatus(parsed: ParsedFlags, io: CliIo): StatusAsked {
   const given = parsed.positionals.map((text, index) => serverUrl(text, `URL #${index + 1}`));
-  const launchPort = parsed.get(LAUNCH_FLAG);
-  const intervalSeconds = parsed.get(INTERVAL_FLAG);
-  const timeoutSeconds = parsed.get(TIMEOUT_FLAG);
-  const count = parsed.get(COUNT_FLAG);
-  const watch = parsed.get(WATCH_FLAG);
-  const json = parsed.get(JSON_FLAG);
-  if (count !== undefined && !watch) throw new UsageError("--count: goes with --watch");
   const apiKey = readApiKey(parsed.get(API_KEY_ENV_FLAG), io.env);
   const sloText = parsed.get(SLO_FLAG);
   const objectiveText = parsed.get(OBJECTIVE_FLAG);
-  if (objectiveText !== undefined && sloText === undefined) {
-    throw new UsageError("--objective: goes with --slo, the targets it is the share of");
-  }
   // serve-kit's rules (bench's parser); their errors name the field, which run.ts reports as the flag.
   const slo = sloText === undefined ? undefined : sloTargets(sloText);
   const objective = slo === undefined ? undefined : checkObjective(numberOrRaw(objectiveText));
-  const launched = launchPort === undefined ? [] : await instancesOf(launchPort, io);
-  if (given.length === 0 && launched.length === 0)
-    throw new UsageError("name at least one server URL, e.g. http://127.0.0.1:8000, or --launch P");
-  const behind = await Promise.all(given.map((url) => behindFrontDoor(url, io)));
-  const urls = [...new Set([...behind.flat(), ...launched])];
-  const options = {
-    timeoutMs: timeoutSeconds * 1000,
-    ...(apiKey === undefined ? {} : { apiKey }),
-    ...(slo === undefined ? {} : { slo }),
+  const intervalSeconds = parsed.get(INTERVAL_FLAG);
+  return {
+    given,
+    launchPort: parsed.get(LAUNCH_FLAG),
+    intervalSeconds,
+    intervalMs: intervalSeconds * 1000,
+    count: parsed.get(COUNT_FLAG),
+    watch: parsed.get(WATCH_FLAG),
+    json: parsed.get(JSON_FLAG),
+    objective,
+    options: {
+      timeoutMs: parsed.get(TIMEOUT_FLAG) * 1000,
+      ...(apiKey === undefined ? {} : { apiKey }),
+      ...(slo === undefined ? {} : { slo }),
+    },
   };
-  const table = (statuses: InstanceStatus[]) => formatStatusTable(statuses, objective);
+}
 
-  const stop = new AbortController();
-  const onSignal = () => stop.abort();
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
-  try {
-    const previous = new Map<string, MetricsScrape>();
-    const refresh = async () => {
-      const results = await Promise.all(urls.map((url) => probeWithin(url, options, previous.get(url))));
-      previous.clear();
-      results.forEach((result, index) => {
-        const url = urls[index];
-        if (url !== undefined && result.scrape !== undefined) previous.set(url, result.scrape);
-      });
-      return results.map((result) => result.status);
-    };
-    // The first look only gives counters; a second one an interval later gives rates over that time.
-    let statuses = await refresh();
-    if (previous.size > 0) {
-      if (!(await sleep(intervalSeconds * 1000, stop.signal))) return ExitCode.Ok;
-      statuses = await refresh();
-    }
-    if (!watch) {
-      const shown = json
-        ? `${jsonForTerminal({ ...withObjective(objective), instances: statuses }, 2)}\n`
-        : table(statuses);
-      io.out(shown);
-      return allUp(statuses);
-    }
-    for (let shown = 1; ; shown++) {
-      const time = new Date().toISOString();
-      if (json) io.out(`${jsonForTerminal({ time, ...withObjective(objective), instances: statuses })}\n`);
-      else io.out(`${REDRAW}${watchHeader(intervalSeconds)}\n${table(statuses)}`);
-      if (count !== undefined && shown >= count) return allUp(statuses);
-      if (!(await sleep(intervalSeconds * 1000, stop.signal))) return ExitCode.Ok;
-      statuses = await refresh();
-      if (stop.signal.aborted) return ExitCode.Ok;
-    }
-  } finally {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
+/**
+ * Reads every instance twice, an interval apart (the first look only gives counters, the second rates over
+ * that time), and shows the table once, or again every interval with --watch, until stopped.
+ */
+async function showStatus(urls: string[], asked: StatusAsked, signal: AbortSignal, io: CliIo) {
+  const refresh = lookAgain(urls, asked.options);
+  let statuses = await refresh();
+  if (refresh.hasCounters()) {
+    if (!(await sleep(asked.intervalMs, signal))) return ExitCode.Ok;
+    statuses = await refresh();
   }
+  const { objective } = asked;
+  if (!asked.watch) {
+    const shown = asked.json
+      ? `${jsonForTerminal({ ...withObjective(objective), instances: statuses }, 2)}\n`
+      : formatStatusTable(statuses, objective);
+    io.out(shown);
+    return allUp(statuses);
+  }
+  for (let shown = 1; ; shown++) {
+    const time = new Date().toISOString();
+    if (asked.json)
+      io.out(`${jsonForTerminal({ time, ...withObjective(objective), instances: statuses })}\n`);
+    else io.out(`${REDRAW}${watchHeader(asked.intervalSeconds)}\n${formatStatusTable(statuses, objective)}`);
+    if (asked.count !== undefined && shown >= asked.count) return allUp(statuses);
+    if (!(await sleep(asked.intervalMs, signal))) return ExitCode.Ok;
+    statuses = await refresh();
+    if (signal.aborted) return ExitCode.Ok;
+  }
+}
+
+/** One look at every instance, each against its scrape of the look before (rates over the interval). */
+function lookAgain(urls: readonly string[], options: ProbeOptions) {
+  const previous = new Map<string, MetricsScrape>();
+  const refresh = async () => {
+    const results = await Promise.all(urls.map((url) => probeWithin(url, options, previous.get(url))));
+    previous.clear();
+    results.forEach((result, index) => {
+      const url = urls[index];
+      if (url !== undefined && result.scrape !== undefined) previous.set(url, result.scrape);
+    });
+    return results.map((result) => result.status);
+  };
+  return Object.assign(refresh, { hasCounters: () => previous.size > 0 });
 }
 
 /**
@@ -189,9 +244,7 @@ function watchHeader(intervalSeconds: number): string {
 
 const HELP = `studio-serve status: is each vLLM instance up, what it serves, and how loaded it is.
 
-Usage:
-  studio-serve status URL [URL ...] [--watch] [--json] [options]
-  studio-serve status --launch P [URL ...] [options]
+${usageLines(STATUS_ARGS)}
 
 URL is a server's root, e.g. http://127.0.0.1:8000 (or 127.0.0.1:8000, or the base URL clients use,
 http://127.0.0.1:8000/v1). For each instance it reads /health, /v1/models (the model and its LoRA
@@ -207,12 +260,12 @@ process_start_time_seconds: a balancer, or a restart between reads) is shown as 
 Options:
 ${flagHelp(FLAGS)}
 
-Exits 0 when every instance is up, 1 when one is not, 2 on bad arguments.
+${exitCodeHelp("status")}
 `;
 
 export const status: CliCommand = {
   name: "status",
-  synopsis: [["status URL ... [--watch] [--json]", "show whether instances are up, and their load"]],
+  synopsis: [synopsisOf(STATUS_ARGS, "show whether instances are up, and their load")],
   help: HELP,
   flags: FLAGS,
   run: runStatus,

@@ -1,9 +1,10 @@
 import { existsSync } from "node:fs";
 import { escapeForTerminal } from "@finetune-studio/internal";
 import { sleep } from "../shared/abortable-sleep.js";
+import { type CommandArgs, parseCommand, synopsisOf, usageLines } from "../shared/command-args.js";
 import { LAUNCH_PORT_FLAG } from "../shared/common-flags.js";
-import { ExitCode } from "../shared/exit-codes.js";
-import { describedAs, flagHelp, parseFlags, refuseExtraWords } from "../shared/flags.js";
+import { ExitCode, exitCodeHelp } from "../shared/exit-codes.js";
+import { describedAs, flagHelp } from "../shared/flags.js";
 import type { CliIo } from "../shared/io.js";
 import { STOP_TIMEOUT_FLAG } from "../shared/launch-flags.js";
 import { callControl } from "../supervise/control.js";
@@ -18,16 +19,17 @@ const FLAGS = [
   ),
 ];
 
+const STOP_ARGS: CommandArgs = { name: "stop", positionals: [], flags: FLAGS };
+
 /** How often `stop` looks whether the launch it asked to stop is gone. */
 const GONE_POLL_MS = 200;
 
 async function runStop(args: readonly string[], io: CliIo): Promise<number> {
-  const parsed = parseFlags(args, FLAGS);
+  const parsed = parseCommand(args, STOP_ARGS);
   if (parsed.help) {
     io.out(HELP);
     return ExitCode.Ok;
   }
-  refuseExtraWords(parsed.positionals);
   const port = parsed.get(LAUNCH_PORT_FLAG);
   const graceSeconds = parsed.get(STOP_TIMEOUT_FLAG);
   const say = (line: string) => io.err(`studio-serve: ${escapeForTerminal(line)}\n`);
@@ -66,8 +68,7 @@ async function runStop(args: readonly string[], io: CliIo): Promise<number> {
 
 const HELP = `studio-serve stop: stop the \`launch\` serving on a port (of one instance or many), or what a killed one left running.
 
-Usage:
-  studio-serve stop [--port P] [--stop-timeout S]
+${usageLines(STOP_ARGS)}
 
 ${flagHelp(FLAGS)}
 
@@ -75,12 +76,13 @@ A running launch is asked to stop as Ctrl-C would (HAProxy finishes what it has,
 gets SIGTERM, then SIGKILL after the launch's own --stop-timeout), and stop waits until it is gone.
 If the launch itself was killed, HAProxy and its instances go on serving: stop finds them from the
 state the launch kept, checks they are the same processes (never a reused pid), and stops them.
-Exit code 0 when nothing is left, 1 when something would not stop, 127 when nothing ran there.
+
+${exitCodeHelp("stop")}
 `;
 
 export const stop: CliCommand = {
   name: "stop",
-  synopsis: [["stop [--port P]", "stop a launch, or what a killed one left running"]],
+  synopsis: [synopsisOf(STOP_ARGS, "stop a launch, or what a killed one left running")],
   help: HELP,
   flags: FLAGS,
   run: runStop,

@@ -1,12 +1,11 @@
-import { isAbsolute, resolve } from "node:path";
 import { type ChatClient, createChatClient } from "@finetune-studio/client";
-import { hasTerminalControl } from "@finetune-studio/internal";
 import { buildServeCommand, type ServeCommand, ServeConfigError } from "@finetune-studio/serve-kit";
 import { type CliIo, inHelp, UsageError } from "../shared/io.js";
-import { LAUNCH_TIMEOUT_FLAG, STOP_TIMEOUT_FLAG } from "../shared/launch-flags.js";
+import { LAUNCH_TIMEOUT_FLAG, LOG_DIR_FLAG, STOP_TIMEOUT_FLAG } from "../shared/launch-flags.js";
 import { errorText } from "../shared/messages.js";
 import { INHERITED_KEY_NOTE, type KeySource, keySource, type ParsedServeArgs } from "../shared/serve-args.js";
 import { checkAdapterPaths } from "./adapter-paths.js";
+import { checkLogDir } from "./log-file.js";
 
 /** Everything launch will do, decided and checked before anything starts. */
 export interface LaunchSettings {
@@ -29,10 +28,9 @@ export interface LaunchSettings {
  */
 export function readLaunchSettings(parsed: ParsedServeArgs, io: CliIo): LaunchSettings {
   const helpFor = `launch ${parsed.kind}`;
-  const { values } = parsed;
   const timeoutSeconds = inHelp(helpFor, () => parsed.get(LAUNCH_TIMEOUT_FLAG));
   const stopSeconds = inHelp(helpFor, () => parsed.get(STOP_TIMEOUT_FLAG));
-  const logDir = checkLogDir(values["log-dir"], helpFor);
+  const logDir = checkLogDir(parsed.get(LOG_DIR_FLAG), helpFor);
 
   const key = keySource(parsed, io.env);
   const apiKey = key === undefined ? undefined : io.env[key.name];
@@ -73,12 +71,4 @@ export function readLaunchSettings(parsed: ParsedServeArgs, io: CliIo): LaunchSe
     logDir,
     instance: `vllm-${built.listen.port}`,
   };
-}
-
-function checkLogDir(value: unknown, helpFor: string): string | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== "string" || value === "" || hasTerminalControl(value)) {
-    throw new UsageError("--log-dir: must be a directory path without control characters", helpFor);
-  }
-  return isAbsolute(value) ? value : resolve(value);
 }

@@ -1,9 +1,9 @@
-import { lstatSync, mkdirSync } from "node:fs";
+import { lstatSync } from "node:fs";
 import { join } from "node:path";
 import { escapeForTerminal, probePort } from "@finetune-studio/internal";
 import { ExitCode } from "../shared/exit-codes.js";
 import type { CliIo } from "../shared/io.js";
-import { FileWriteError } from "../shared/safe-files.js";
+import { FileWriteError, makeDirectories } from "../shared/safe-files.js";
 import { findExecutable } from "../shared/which.js";
 import { type EventLog, eventFile, NO_EVENTS } from "./events.js";
 import type { LaunchSettings } from "./launch-settings.js";
@@ -48,7 +48,7 @@ export async function preflight(plan: LaunchSettings, io: CliIo): Promise<Prepar
   const logFile = join(plan.logDir, `${plan.instance}.log`);
   const pidFile = join(plan.logDir, `${plan.instance}.pid`);
   try {
-    mkdirSync(plan.logDir, { recursive: true, mode: 0o700 });
+    makeDirectories(plan.logDir, 0o700);
     // A planted link is refused here, before vLLM starts, for each file launch will create.
     if (lstatOrUndefined(pidFile)?.isSymbolicLink()) {
       throw new FileWriteError(

@@ -2,7 +2,7 @@ import { escapeForTerminal } from "@finetune-studio/internal";
 import { planServe, ServeConfigError } from "@finetune-studio/serve-kit";
 import type { CliIo } from "../shared/io.js";
 import { errorText } from "../shared/messages.js";
-import { cliField, type ParsedServeArgs, servedModelOf } from "../shared/serve-args.js";
+import { cliField, type ParsedServeArgs, STRICT_FLAG, servedModelOf } from "../shared/serve-args.js";
 import { isLocalModel, readLocalModel } from "./local-reader.js";
 import { type GpuSource, gpuAskedOnce, planSettingsFrom } from "./plan-input.js";
 
@@ -15,11 +15,10 @@ export async function checkServeFits(
   parsed: ParsedServeArgs,
   io: CliIo,
   helpFor: string,
-  planGpu: GpuSource = gpuAskedOnce(parsed.values, io.env, helpFor),
+  planGpu: GpuSource = gpuAskedOnce(parsed, io.env, helpFor),
 ): Promise<boolean> {
   const model = servedModelOf(parsed);
   if (!(await isLocalModel(model))) return true;
-  const values = parsed.values;
   const gpu = await planGpu();
   if (!gpu) return true;
   let plan: ReturnType<typeof planServe>;
@@ -27,7 +26,7 @@ export async function checkServeFits(
     plan = planServe(
       await readLocalModel(model),
       gpu,
-      planSettingsFrom(values, helpFor, parsed.kind === "lora"),
+      planSettingsFrom(parsed, helpFor, parsed.kind === "lora"),
       io.env,
     );
   } catch (error) {
@@ -42,7 +41,7 @@ export async function checkServeFits(
   }
   if (plan.verdict.kind === "fits" || plan.verdict.kind === "unknown") return true;
   const flags = plan.verdict.flags.length > 0 ? `; pass ${plan.verdict.flags.join(" ")}` : "";
-  const strict = values.strict === true;
+  const strict = parsed.get(STRICT_FLAG);
   io.err(
     `studio-serve: ${strict ? "refusing" : "warning"}: ${model} on ${plan.gpu.name ?? "this GPU"}: ${plan.verdict.summary}${flags} (studio-serve plan ${model} for the figures)\n`,
   );

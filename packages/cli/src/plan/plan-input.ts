@@ -1,26 +1,27 @@
 import { findGpuModel, GPU_MODELS, type PlanGpu, type PlanSettings } from "@finetune-studio/serve-kit";
+import { ENABLE_LORA_FLAG, GPU_COUNT_FLAG, GPU_FLAG, GPU_MEMORY_FLAG } from "../shared/common-flags.js";
 import { engineValues } from "../shared/engine-flags.js";
+import { declaredValue, type FlagReader } from "../shared/flags.js";
 import { inHelp, UsageError } from "../shared/io.js";
-import { wholeNumber } from "../shared/values.js";
 import { queryNvidiaSmi } from "./nvidia-smi.js";
-
-type Values = Record<string, string | boolean | string[] | undefined>;
 
 const SIZE = /^(\d+(?:\.\d+)?)\s*(GiB|GB|MiB|MB)$/i;
 const UNIT: Record<string, number> = { gib: 1024 ** 3, gb: 1e9, mib: 1024 ** 2, mb: 1e6 };
 
 /** The GPU from --gpu or --gpu-memory, else nvidia-smi's first GPU; undefined when none can be known. */
 export async function resolvePlanGpu(
-  values: Values,
+  flags: FlagReader,
   env: NodeJS.ProcessEnv,
   helpFor: string,
 ): Promise<PlanGpu | undefined> {
-  const count = values["gpu-count"] === undefined ? undefined : gpuCount(values["gpu-count"], helpFor);
-  if (typeof values.gpu === "string") {
-    const model = findGpuModel(values.gpu);
+  const count = inHelp(helpFor, () => declaredValue(flags, GPU_COUNT_FLAG));
+  const name = declaredValue(flags, GPU_FLAG);
+  const memory = declaredValue(flags, GPU_MEMORY_FLAG);
+  if (name !== undefined) {
+    const model = findGpuModel(name);
     if (!model) {
       throw new UsageError(
-        `--gpu: unknown GPU ${JSON.stringify(values.gpu)}; known: ${GPU_MODELS.map((gpu) => gpu.name).join(", ")} (or give --gpu-memory)`,
+        `--gpu: unknown GPU ${JSON.stringify(name)}; known: ${GPU_MODELS.map((gpu) => gpu.name).join(", ")} (or give --gpu-memory)`,
         helpFor,
       );
     }
@@ -31,19 +32,16 @@ export async function resolvePlanGpu(
       ...(count ? { count } : {}),
     };
   }
-  if (typeof values["gpu-memory"] === "string") {
-    const match = SIZE.exec(values["gpu-memory"].trim());
+  if (memory !== undefined) {
+    const match = SIZE.exec(memory.trim());
     if (!match)
       throw new UsageError(
-        `--gpu-memory: must be a size such as 80GiB or 24GB (given ${JSON.stringify(values["gpu-memory"])})`,
+        `--gpu-memory: must be a size such as 80GiB or 24GB (given ${JSON.stringify(memory)})`,
         helpFor,
       );
     const bytes = Math.round(Number(match[1]) * (UNIT[(match[2] as string).toLowerCase()] ?? 1));
     if (bytes < 1024 ** 3)
-      throw new UsageError(
-        `--gpu-memory: must be at least 1GiB (given ${JSON.stringify(values["gpu-memory"])})`,
-        helpFor,
-      );
+      throw new UsageError(`--gpu-memory: must be at least 1GiB (given ${JSON.stringify(memory)})`, helpFor);
     return { memoryBytes: bytes, ...(count ? { count } : {}) };
   }
   const smi = await queryNvidiaSmi(env);
@@ -62,9 +60,9 @@ export async function resolvePlanGpu(
 export type GpuSource = () => Promise<PlanGpu | undefined>;
 
 /** resolvePlanGpu asked at most once: launch's fit check and its front door both need the GPU, and nvidia-smi is slow. */
-export function gpuAskedOnce(values: Values, env: NodeJS.ProcessEnv, helpFor: string): GpuSource {
+export function gpuAskedOnce(flags: FlagReader, env: NodeJS.ProcessEnv, helpFor: string): GpuSource {
   let gpu: Promise<PlanGpu | undefined> | undefined;
-  return () => (gpu ??= resolvePlanGpu(values, env, helpFor));
+  return () => (gpu ??= resolvePlanGpu(flags, env, helpFor));
 }
 
 /** --tensor-parallel-size shards across GPUs that must be there: checked in the flags' words. */
@@ -77,18 +75,12 @@ export function checkGpusForSettings(gpu: PlanGpu, settings: PlanSettings, helpF
   );
 }
 
-function gpuCount(raw: unknown, helpFor: string): number {
-  return inHelp(helpFor, () =>
-    wholeNumber(raw, "--gpu-count", 1, 1024, "must be a whole number of GPUs from 1 to 1024"),
-  );
-}
-
 /**
  * The plan's settings from the vLLM flags given, read through serve-kit's engine-option table as `command`
  * reads them; values stay raw so serve-kit's rules name what is wrong. LoRA is on with --enable-lora, with a
  * LoRA-only flag, or for a LoRA serve.
  */
-export function planSettingsFrom(values: Values, helpFor: string, lora = false): PlanSettings {
-  const engine = engineValues(values, "lora", helpFor) as PlanSettings;
-  return lora || values["enable-lora"] === true ? { ...engine, enableLora: true } : engine;
+export function planSettingsFrom(flags: FlagReader, helpFor: string, lora = false): PlanSettings {
+  const engine = engineValues(flags, "lora", helpFor) as PlanSettings;
+  return lora || declaredValue(flags, ENABLE_LORA_FLAG) === true ? { ...engine, enableLora: true } : engine;
 }

@@ -28,7 +28,8 @@ export const SCALE_ON_FLAG = ruleFlag<ScaleSignals>(
   "scale-on",
   {
     valueName: "queue=N[,kv=F]",
-    help: `with --instances MIN..MAX: add an instance when the requests waiting per\nserving instance stay past N, or the mean KV-cache usage past F (0 to 1)\n(default queue=${DEFAULT_SCALE_SIGNALS.queue},kv=${DEFAULT_SCALE_SIGNALS.kv})`,
+    help: "with --instances MIN..MAX: add an instance when the requests waiting per\nserving instance stay past N, or the mean KV-cache usage past F (0 to 1)",
+    shows: `queue=${DEFAULT_SCALE_SIGNALS.queue},kv=${DEFAULT_SCALE_SIGNALS.kv}`,
   },
   (text, flag) => asFlagRule(() => parseScaleSignals(text, flag), flag, text),
 );
@@ -37,7 +38,8 @@ export const SCALE_DOWN_AFTER_FLAG = ruleFlag<number>(
   "scale-down-after",
   {
     valueName: "DURATION",
-    help: `with --instances MIN..MAX: drain an instance once the fleet would have\nfitted with one fewer for this long: 15s, 5m, 1h (default ${durationText(DEFAULT_SCALE_DOWN_AFTER_SECONDS)})`,
+    help: "with --instances MIN..MAX: drain an instance once the fleet would have\nfitted with one fewer for this long: 15s, 5m, 1h",
+    shows: durationText(DEFAULT_SCALE_DOWN_AFTER_SECONDS),
   },
   (text, flag) => asFlagRule(() => parseDuration(text, flag, 1, MAX_SCALE_DOWN_AFTER_SECONDS), flag, text),
 );
@@ -46,7 +48,8 @@ export const IDLE_FLAG = ruleFlag<IdleAction>(
   "idle",
   {
     valueName: "stop|sleep",
-    help: "with --instances MIN..MAX: what a drained instance does. stop (the\ndefault) frees its GPUs; sleep keeps its process with the weights in host\nmemory (vLLM's sleep mode) and wakes it in seconds when load returns",
+    help: "with --instances MIN..MAX: what a drained instance does. stop frees its\nGPUs; sleep keeps its process with the weights in host memory (vLLM's sleep\nmode) and wakes it in seconds when load returns",
+    shows: "stop",
   },
   (text, flag) => {
     if (!(IDLE_ACTIONS as readonly string[]).includes(text)) {

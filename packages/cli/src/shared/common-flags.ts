@@ -1,8 +1,11 @@
 // The flags several commands take, declared once. A command takes one by listing it; its help line, rule
 // and default come from here.
-import { checkListenAddress } from "@finetune-studio/serve-kit/internal";
+import { DEFAULT_SLO_OBJECTIVE } from "@finetune-studio/serve-kit";
+import { checkListenAddress, DEFAULT_JOB_NAME } from "@finetune-studio/serve-kit/internal";
+import { DEFAULT_KEY_VARIABLE } from "./api-key.js";
+import type { Needs } from "./command-args.js";
 import { ruleFlag, switchFlag, textFlag } from "./flags.js";
-import { envName, launchPort } from "./values.js";
+import { envName, launchPort, wholeNumber } from "./values.js";
 
 /** Where `launch` listens when no --host or --port is given: serve-kit's defaults, read from serve-kit. */
 export const DEFAULT_LISTEN: { host: string; port: number } = checkListenAddress();
@@ -31,7 +34,8 @@ export const API_KEY_ENV_FLAG = ruleFlag(
   "api-key-env",
   {
     valueName: "NAME",
-    help: "the key vLLM was started with, from the environment variable NAME\n(default: VLLM_API_KEY)",
+    help: "the key vLLM was started with, from the environment variable NAME",
+    shows: DEFAULT_KEY_VARIABLE,
   },
   envName,
 );
@@ -54,11 +58,29 @@ export const GPU_MEMORY_FLAG = textFlag("gpu-memory", {
   help: "or a GPU not in that list, by its memory: 80GiB, 24GB",
 });
 export const GPU_FLAGS = [GPU_FLAG, GPU_MEMORY_FLAG];
+/** `plan --gpu-count N`: how many GPUs the plan may shard over. */
+export const GPU_COUNT_FLAG = ruleFlag(
+  "gpu-count",
+  {
+    valueName: "N",
+    field: "gpu.count",
+    help: "GPUs available (default: nvidia-smi's count, else the tensor-parallel size)",
+  },
+  (text, flag) => wholeNumber(text, flag, 1, 1024, "must be a whole number of GPUs from 1 to 1024"),
+);
+/** `plan --enable-lora`: plan a LoRA serve without naming its adapters. */
+export const ENABLE_LORA_FLAG = switchFlag(
+  "enable-lora",
+  "plan a LoRA serve (also on with a LoRA flag: --max-loras, --max-lora-rank, ...)",
+  undefined,
+  "enableLora",
+);
 
 /** `--job NAME`: the scrape job of the vLLM instances, which the Prometheus config names and the dashboard reads. */
 export const JOB_FLAG = textFlag("job", {
   valueName: "NAME",
-  help: "the scrape job of the vLLM instances (default vllm)",
+  help: "the scrape job of the vLLM instances",
+  shows: DEFAULT_JOB_NAME,
   field: "jobName",
 });
 
@@ -72,6 +94,15 @@ export const SLO_FLAG = textFlag("slo", {
 /** `--objective F`: the share of requests that must meet the SLO (serve-kit checks it). */
 export const OBJECTIVE_FLAG = textFlag("objective", {
   valueName: "F",
-  help: "with --slo: the share of requests that must meet it, e.g. 0.99 (the default)",
+  help: "with --slo: the share of requests that must meet it",
+  shows: DEFAULT_SLO_OBJECTIVE,
   field: "objective",
 });
+
+/** `--objective` is the share of the requests that meet --slo's targets: without them it means nothing. */
+export const OBJECTIVE_NEEDS_SLO: Needs = {
+  flag: OBJECTIVE_FLAG,
+  needs: SLO_FLAG,
+  verb: "goes with",
+  why: "the targets it is the share of",
+};

@@ -1,7 +1,7 @@
 // vLLM's engine options as flags: each comes from serve-kit's option table (its flag, value name and help
 // line), so `command`, `launch`, `plan` and `stack` take the same ones and a new option is one table entry.
 import { ENGINE_OPTION_LIST } from "@finetune-studio/serve-kit";
-import { type Flag, type RawValue, switchFlag, textFlag } from "./flags.js";
+import { declaredValue, type Flag, type FlagReader, type RawValue, switchFlag, textFlag } from "./flags.js";
 import { UsageError } from "./io.js";
 import { numberOrRaw } from "./raw-values.js";
 
@@ -29,21 +29,35 @@ export function engineFlagsFor(loraOnly: boolean): Flag[] {
   return ENGINE_FLAGS.filter((flag) => names.has(flag.name));
 }
 
-/** The engine options given as flags, by their serve-kit names; values stay raw for the builder's rules. */
+/** Each engine option's flag, and its `--no-` form when it is a switch. */
+const OPTION_FLAGS = ENGINE_OPTION_LIST.map((option) => {
+  const name = option.flag.slice(2);
+  return {
+    option,
+    flag: ENGINE_FLAGS.find((flag) => flag.name === name) as Flag,
+    negated: ENGINE_FLAGS.find((flag) => flag.name === `no-${name}`),
+  };
+});
+
+/**
+ * The engine options given as flags, by their serve-kit names; values stay raw for the builder's rules.
+ * Each is read through its declaration (`parsed.get`), when the command declares it.
+ */
 export function engineValues(
-  values: Record<string, RawValue>,
+  parsed: FlagReader,
   kind: "full" | "lora",
   helpFor?: string,
 ): Record<string, never> {
+  const read = (flag: Flag): RawValue => declaredValue(parsed, flag) as RawValue;
   const engine: Record<string, unknown> = {};
-  for (const option of ENGINE_OPTION_LIST) {
-    const name = option.flag.slice(2);
+  for (const { option, flag, negated } of OPTION_FLAGS) {
+    const name = flag.name;
     let value: unknown;
-    if (option.cli.valueName !== null) value = numberOrRaw(values[name]);
-    else if (values[`no-${name}`] === true) {
-      if (values[name] === true) throw new UsageError(`--${name} and --no-${name}: give one`, helpFor);
+    if (negated === undefined) value = numberOrRaw(read(flag));
+    else if (read(negated) === true) {
+      if (read(flag) === true) throw new UsageError(`--${name} and --no-${name}: give one`, helpFor);
       value = false;
-    } else value = values[name];
+    } else value = read(flag) === true ? true : undefined;
     if (value === undefined) continue;
     if (option.loraOnly && kind === "full") throw new UsageError(`--${name}: is for lora`, helpFor);
     engine[option.key] = value;

@@ -2,9 +2,9 @@
 // parser, the help lines and the error messages read the declaration. node:util's parseArgs does the
 // splitting; this layer adds what it lacks: typed values with their rules, a refused repeat, help lines.
 import { parseArgs } from "node:util";
+import { didYouMean } from "./did-you-mean.js";
 import { UsageError } from "./io.js";
-import { errorText } from "./messages.js";
-import { quoted, wholeNumber, wholeSeconds } from "./values.js";
+import { quoted, refuse, wholeNumber, wholeSeconds } from "./values.js";
 
 /** A flag's value as parseArgs gives it: text, a switch, every use of a repeatable flag, or not given. */
 export type RawValue = string | boolean | string[] | undefined;
@@ -38,6 +38,11 @@ interface Described {
   help: string;
   /** The library option it sets, for messages (see Flag.field). */
   field?: string;
+  /**
+   * The default the code applies when the flag is not given (a library's, read from its constant), for the
+   * help to end with: `(default 600)`. The value stays undefined: the library applies its own default.
+   */
+  shows?: string | number;
 }
 
 function usageOf(name: string, valueName?: string): string {
@@ -46,7 +51,9 @@ function usageOf(name: string, valueName?: string): string {
 
 /** The help line with the default said last: `... (default 8000)`. */
 function withDefault(help: string, fallback: unknown): string {
-  return fallback === undefined ? help : `${help} (default ${fallback})`;
+  // A help line that still says its default itself is not made to say it twice.
+  if (fallback === undefined || help.includes(`(default ${fallback})`)) return help;
+  return `${help} (default ${fallback})`;
 }
 
 /** `--json`: on or off. */
@@ -63,13 +70,17 @@ export function switchFlag(name: string, help: string, short?: string, field?: s
 }
 
 /** A value taken as typed (a path, a name), or undefined when not given. */
-export function textFlag(name: string, { valueName, help, field }: Described): Flag<string | undefined> {
+export function textFlag(
+  name: string,
+  { valueName, help, field, shows }: Described,
+): Flag<string | undefined> {
   return {
     name,
     type: "string",
     ...(field === undefined ? {} : { field }),
     usage: usageOf(name, valueName),
-    help,
+    help: withDefault(help, shows),
+    ...(shows === undefined ? {} : { shownDefault: String(shows) }),
     read: (raw) => (typeof raw === "string" ? raw : undefined),
   };
 }
@@ -93,8 +104,8 @@ export function ruleFlag<T, D extends T | undefined = undefined>(
   described: Described & { fallback?: D },
   rule: (text: string, flag: string) => T,
 ): Flag<T | D> {
-  const { valueName, help, fallback, field } = described;
-  const shown = fallback === undefined ? undefined : String(fallback);
+  const { valueName, help, fallback, field, shows } = described;
+  const shown = fallback === undefined ? (shows === undefined ? undefined : String(shows)) : String(fallback);
   return {
     name,
     type: "string",
@@ -116,9 +127,10 @@ interface Bounds<D> extends Partial<Described> {
 /** A count: a whole number from `min` to `max`, or `fallback`. */
 export function countFlag<D extends number | undefined = undefined>(
   name: string,
-  { valueName = "N", help, min, max, fallback }: Bounds<D>,
+  { valueName = "N", help, min, max, fallback, shows }: Bounds<D>,
 ): Flag<number | D> {
-  return ruleFlag(name, { valueName, help, ...(fallback === undefined ? {} : { fallback }) }, (text, flag) =>
+  const described = { valueName, help, ...(shows === undefined ? {} : { shows }) };
+  return ruleFlag(name, { ...described, ...(fallback === undefined ? {} : { fallback }) }, (text, flag) =>
     wholeNumber(text, flag, min, max),
   ) as Flag<number | D>;
 }
@@ -152,9 +164,14 @@ export function flagForField(flags: readonly Flag[], field: string): string | un
   ].join("");
 }
 
-/** The same flag with another help line, for a command that says what it means there; the default kept. */
-export function describedAs<T>(flag: Flag<T>, help: string): Flag<T> {
-  return { ...flag, help: withDefault(help, flag.shownDefault) };
+/**
+ * The same flag with another help line, for a command that says what it means there; the default kept, or
+ * `shows` instead (null: none, where the command applies none).
+ */
+export function describedAs<T>(flag: Flag<T>, help: string, shows?: string | number | null): Flag<T> {
+  const shown = shows === undefined ? flag.shownDefault : shows === null ? undefined : String(shows);
+  const { shownDefault: _, ...rest } = flag;
+  return { ...rest, help: withDefault(help, shown), ...(shown === undefined ? {} : { shownDefault: shown }) };
 }
 
 /** `-h`, `--help`: every command takes it. */
@@ -170,8 +187,20 @@ export interface ParsedFlags {
   help: boolean;
   /** Each flag's value as typed, by name: for code that passes values on for a library to check. */
   raw: Record<string, RawValue>;
+  /** Whether a declared flag was given (a switch: turned on). */
+  given(flag: Flag): boolean;
+  /** Whether the command declares this flag (by name), for code that several commands share. */
+  declares(flag: Flag): boolean;
   /** A declared flag's value: its rule applied, or its default. */
   get<T>(flag: Flag<T>): T;
+}
+
+/** What code shared by several commands reads a command line through: each flag by its declaration. */
+export type FlagReader = Pick<ParsedFlags, "get" | "declares">;
+
+/** A flag's value when the command declares it, else undefined (`launch` takes no --gpu-count). */
+export function declaredValue<T>(reader: FlagReader, flag: Flag<T>): T | undefined {
+  return reader.declares(flag) ? reader.get(flag) : undefined;
 }
 
 /** The parseArgs option of each declared flag. */
@@ -188,37 +217,78 @@ function parseArgsOptions(flags: readonly Flag[]) {
   );
 }
 
+type Token = NonNullable<ReturnType<typeof parseArgs>["tokens"]>[number];
+type OptionToken = Extract<Token, { kind: "option" }>;
+
 /**
- * Splits the command line by the declared flags (and `-h`/`--help`). A flag not declared, a value missing
- * or a value flag given twice (unless repeatable) is refused, naming the flag as the user typed it.
+ * One flag as typed, checked against its declaration: known, with a value when it takes one and none when
+ * it is a switch. A detached value that starts with a dash is taken only when it looks like a number
+ * (`--rate -1`, which the flag's rule then judges); any other (`--model --json`) is the next flag.
  */
-export function parseFlags(args: readonly string[], declared: readonly Flag[]): ParsedFlags {
-  const flags = declared.includes(HELP_FLAG) ? declared : [...declared, HELP_FLAG];
-  let parsed: ReturnType<typeof parseArgs>;
-  try {
-    parsed = parseArgs({
-      args: [...args],
-      options: parseArgsOptions(flags),
-      allowPositionals: true,
-      strict: true,
-      tokens: true,
-    });
-  } catch (error) {
-    throw new UsageError(parseArgsMessage(error));
+function checkedValue(token: OptionToken, flags: readonly Flag[]): string | true {
+  const flag = flags.find((declared) => declared.name === token.name);
+  if (flag === undefined) {
+    const names = flags.map((declared) => declared.name);
+    throw new UsageError(
+      `unknown option ${quoted(token.rawName)}${token.rawName.startsWith("--") ? didYouMean(token.name, names, "--") : ""}`,
+    );
+  }
+  const typed = `--${flag.name}`;
+  if (flag.type === "boolean") {
+    if (token.value !== undefined) refuse(typed, "is a switch and takes no value", token.value);
+    return true;
+  }
+  const valueName = flag.usage?.slice(typed.length + 1) || "a value";
+  if (token.value === undefined) throw new UsageError(`${typed}: needs ${valueName} after it`);
+  if (!token.inlineValue && token.value.startsWith("-") && !/^-[\d.]/.test(token.value)) {
+    throw new UsageError(
+      `${typed}: needs ${valueName} after it, and ${quoted(token.value)} is a flag (a value that starts with a dash is written ${typed}=VALUE)`,
+    );
+  }
+  return token.value;
+}
+
+/** Each declared flag's value as typed, by name: a switch true, a repeatable flag every use in order. */
+function rawValues(tokens: readonly Token[], flags: readonly Flag[]): Record<string, RawValue> {
+  const given = new Map<string, string[]>();
+  const switches = new Set<string>();
+  for (const token of tokens) {
+    if (token.kind !== "option") continue;
+    const value = checkedValue(token, flags);
+    if (value === true) switches.add(token.name);
+    else given.set(token.name, [...(given.get(token.name) ?? []), value]);
   }
   const raw: Record<string, RawValue> = {};
   for (const flag of flags) {
-    const value = parsed.values[flag.name] as RawValue;
-    if (flag.repeatable !== true && Array.isArray(value)) {
-      // Every value flag is parsed as repeatable so that a second use can be refused, not silently kept.
-      if (value.length > 1) {
-        throw new UsageError(
-          `--${flag.name}: given ${value.length} times (${value.map((text) => quoted(text)).join(", ")}); give it once`,
-        );
-      }
-      raw[flag.name] = value[0];
-    } else raw[flag.name] = value;
+    const values = given.get(flag.name);
+    if (flag.type === "boolean") raw[flag.name] = switches.has(flag.name) ? true : undefined;
+    else if (flag.repeatable === true) raw[flag.name] = values;
+    else if (values !== undefined && values.length > 1) {
+      // A value flag given twice is refused, not silently overridden by its last use.
+      throw new UsageError(
+        `--${flag.name}: given ${values.length} times (${values.map((text) => quoted(text)).join(", ")}); give it once`,
+      );
+    } else raw[flag.name] = values?.[0];
   }
+  return raw;
+}
+
+/**
+ * Splits the command line by the declared flags (and `-h`/`--help`). A flag not declared (with the nearest
+ * declared name), a value missing or a value flag given twice (unless repeatable) is refused, naming the flag
+ * as the user typed it. Node's parseArgs only splits the words (leniently); the rules are checked here, so
+ * its own messages never reach the user.
+ */
+export function parseFlags(args: readonly string[], declared: readonly Flag[]): ParsedFlags {
+  const flags = declared.includes(HELP_FLAG) ? declared : [...declared, HELP_FLAG];
+  const parsed = parseArgs({
+    args: [...args],
+    options: parseArgsOptions(flags),
+    allowPositionals: true,
+    strict: false,
+    tokens: true,
+  });
+  const raw = rawValues(parsed.tokens ?? [], flags);
   const terminator = parsed.tokens?.find((token) => token.kind === "option-terminator");
   const extraArgs = terminator === undefined ? [] : args.slice(terminator.index + 1);
   return {
@@ -226,6 +296,8 @@ export function parseFlags(args: readonly string[], declared: readonly Flag[]): 
     extraArgs,
     help: raw.help === true,
     raw,
+    given: (flag) => raw[flag.name] !== undefined,
+    declares: (flag) => flags.some((declared) => declared.name === flag.name),
     get<T>(flag: Flag<T>): T {
       // By name: a command may take a shared flag with its own help line (describedAs), same rule.
       if (!flags.some((declared) => declared.name === flag.name))
@@ -235,23 +307,10 @@ export function parseFlags(args: readonly string[], declared: readonly Flag[]): 
   };
 }
 
-/** parseArgs' first sentence, with the unknown option quoted (it is the user's text, newlines and all). */
-function parseArgsMessage(error: unknown): string {
-  const message = errorText(error);
-  const unknown = /^Unknown option '(.*)'\. /s.exec(message);
-  if (unknown) return `unknown option ${quoted(unknown[1])}`;
-  return (message.split(". ")[0] ?? message).replace(/\.$/, "");
-}
-
 /** Refuses more than one of these flags: `--a and --b: give one` and what the one is for. */
 export function giveOne(parsed: ParsedFlags, flags: readonly Flag[], what = ""): void {
-  const given = flags.filter((flag) => parsed.raw[flag.name] !== undefined);
+  const given = flags.filter((flag) => parsed.given(flag));
   if (given.length > 1) throw new UsageError(`--${given[0]?.name} and --${given[1]?.name}: give one${what}`);
-}
-
-/** Refuses a word the command does not take. */
-export function refuseExtraWords(words: readonly string[]): void {
-  if (words.length > 0) throw new UsageError(`unexpected argument ${quoted(words[0])}`);
 }
 
 const HELP_COLUMN = 26;

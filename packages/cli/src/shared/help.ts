@@ -2,6 +2,7 @@
 import type { CliCommand } from "../commands/command-type.js";
 import { GPU_FLAGS } from "./common-flags.js";
 import { engineFlagsFor } from "./engine-flags.js";
+import { exitCodeHelp } from "./exit-codes.js";
 import { flagHelp } from "./flags.js";
 import {
   ADAPTER_FLAG,
@@ -56,8 +57,6 @@ ${usage}
 Every command takes --help. Secrets never go on the command line: --api-key-env names the
 environment variable that holds the key, and vLLM receives it as VLLM_API_KEY.
 
-Exit codes: 0 ok, 1 failure (a failed check, a taken port; plan: it does not fit), 2 bad arguments,
-3 smoke completion failed, 4 plan could not read the model, 70 unexpected error, 124 not ready before
---timeout, 127 vllm not on PATH; launch otherwise exits with vLLM's code.
+${exitCodeHelp()}
 `;
 }

@@ -1,11 +1,11 @@
 // The flags that make a launch of many: how many instances, on which GPUs, and the front door's connection
 // limit. Declared once, with their rules; supervise/layout.ts reads them and checks how they agree.
-import { ENGINE_OPTIONS, ServeConfigError } from "@finetune-studio/serve-kit";
+import { ServeConfigError } from "@finetune-studio/serve-kit";
 import {
   MAX_FRONT_CONNECTIONS,
+  MIN_FRONT_CONNECTIONS,
   parseScalingRange,
   type ScalingRange,
-  vllmDefaultText,
 } from "@finetune-studio/serve-kit/internal";
 import { countFlag, ruleFlag, switchFlag } from "./flags.js";
 import { refuse, wholeNumber } from "./values.js";
@@ -65,10 +65,11 @@ export const GPUS_FLAG = ruleFlag(
 export const MAX_CONNECTIONS_FLAG = countFlag("max-connections", {
   min: 1,
   max: MAX_FRONT_CONNECTIONS,
-  help: `connections HAProxy holds at once, waiting or served (default: 4 x N x\n--max-num-seqs, at least 4096, within the open-file limit); each instance\ngets at most --max-num-seqs and HAProxy queues the rest\n(${vllmDefaultText(ENGINE_OPTIONS.maxNumSeqs.vllmDefault)})`,
+  help: "connections HAProxy holds at once, waiting or served: each instance gets\nat most --max-num-seqs and HAProxy queues the rest",
+  shows: `4 x N x --max-num-seqs, at least\n${MIN_FRONT_CONNECTIONS}, within the open-file limit`,
 });
 
 export const RUNTIME_LORA_FLAG = switchFlag(
   "runtime-lora",
-  "let adapters be loaded and unloaded while vLLM runs\n(VLLM_ALLOW_RUNTIME_LORA_UPDATING=True): `studio-serve adapter` does it on\nevery instance. Anyone who can call vLLM can then load adapters from paths\non this machine: trusted networks only; refused on a non-loopback --host\nwithout --api-key-env",
+  "let adapters be loaded and unloaded while vLLM runs (launch lora only)\n(VLLM_ALLOW_RUNTIME_LORA_UPDATING=True): `studio-serve adapter` does it on\nevery instance. Anyone who can call vLLM can then load adapters from paths\non this machine: trusted networks only; refused on a non-loopback --host\nwithout --api-key-env",
 );

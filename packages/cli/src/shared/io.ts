@@ -5,6 +5,8 @@ export interface CliIo {
   /** Everything else: progress, warnings, errors, vLLM's logs. */
   err(text: string): void;
   env: NodeJS.ProcessEnv;
+  /** `err` goes to a terminal: a progress line may redraw itself in place. Absent: it does not. */
+  errIsTerminal?: boolean;
   /**
    * When `err` is behind (its reader is slow), a promise that settles once it has caught up; otherwise
    * undefined. A child's output is paused meanwhile, so launch never buffers without bound.

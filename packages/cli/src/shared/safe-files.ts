@@ -1,5 +1,15 @@
-import { closeSync, constants, lstatSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import {
+  closeSync,
+  constants,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from "node:fs";
+import { basename, dirname, join, parse, resolve, sep } from "node:path";
 import { errorText } from "./messages.js";
 
 // Creating files where someone else may have planted a link: a log directory, an --out folder. A file
@@ -61,7 +71,7 @@ export function writeFilesTogether(
   access: FileAccess = "private",
 ): string[] {
   try {
-    mkdirSync(dir, { recursive: true });
+    makeDirectories(dir);
   } catch (error) {
     throw new FileWriteError(`${dir}: cannot make the directory (${codeOf(error)}); nothing was written`);
   }
@@ -89,6 +99,41 @@ export function writeFilesTogether(
     renameSync(temporaries[index] as string, targets[index] as string);
   }
   return targets;
+}
+
+/** Linux's kernel filesystems: nothing launch or an --out writes belongs there, and /proc refuses children. */
+const KERNEL_FILESYSTEMS = ["/proc", "/sys", "/dev"];
+
+/** The kernel filesystem `path` (made absolute) lies under, or undefined: /proc, /sys or /dev. */
+export function kernelFilesystemOf(path: string): string | undefined {
+  const absolute = resolve(path);
+  return KERNEL_FILESYSTEMS.find((root) => absolute === root || absolute.startsWith(`${root}/`));
+}
+
+/**
+ * `mkdir -p`, one component at a time, so it ends after as many mkdir calls as `dir` has parts. Node's own
+ * `mkdirSync(dir, { recursive: true })` never ends when a parent exists but its child is "not found" (procfs
+ * answers ENOENT to a mkdir under /proc; a dangling link does too): it steps back to the parent on ENOENT and
+ * forward on EEXIST, at full CPU, with the event loop blocked so no signal is handled. Throws the first
+ * failure (an errno error), or ENOTDIR when `dir` exists but is not a directory.
+ */
+export function makeDirectories(dir: string, mode = 0o777): void {
+  const absolute = resolve(dir);
+  let path = parse(absolute).root;
+  for (const part of absolute
+    .slice(path.length)
+    .split(sep)
+    .filter((name) => name !== "")) {
+    path = join(path, part);
+    try {
+      mkdirSync(path, { mode });
+    } catch (error) {
+      if (codeOf(error) !== "EEXIST") throw error;
+    }
+  }
+  if (!statSync(absolute).isDirectory()) {
+    throw Object.assign(new Error(`${absolute}: not a directory`), { code: "ENOTDIR" });
+  }
 }
 
 function kindOf(path: string): "none" | "file" | "directory" | "symbolic link" | "special file" {

@@ -1,9 +1,11 @@
 import type { LoraAdapter, ServeOptions } from "@finetune-studio/serve-kit";
+import { type CommandArgs, positional } from "./command-args.js";
 import { API_KEY_ENV_FLAG, DEFAULT_LISTEN, GPU_FLAGS } from "./common-flags.js";
 import { ENGINE_FLAGS, engineValues } from "./engine-flags.js";
 import {
   describedAs,
   type Flag,
+  type FlagReader,
   flagForField,
   giveOne,
   listFlag,
@@ -22,12 +24,14 @@ import { quoted } from "./values.js";
 export const HOST_FLAG = textFlag("host", {
   valueName: "H",
   field: "host",
-  help: `listen address (default ${DEFAULT_LISTEN.host}: only this machine; 0.0.0.0 for all)`,
+  help: "listen address: by default only this machine; 0.0.0.0 for all",
+  shows: DEFAULT_LISTEN.host,
 });
 export const SERVE_PORT_FLAG = textFlag("port", {
   valueName: "P",
   field: "port",
-  help: `listen port (default ${DEFAULT_LISTEN.port})`,
+  help: "listen port",
+  shows: DEFAULT_LISTEN.port,
 });
 export const SERVE_KEY_FLAG = describedAs(
   API_KEY_ENV_FLAG,
@@ -59,6 +63,30 @@ export const SERVE_FLAGS: readonly Flag[] = [
   ...ENGINE_FLAGS,
 ];
 
+/** `<model>` of `full <model>`, and `<base>` of `lora <base>`: what the serve commands act on. */
+export const MODEL_ARG = positional("<model>", "a hub repository (owner/name) or a local directory");
+export const BASE_ARG = positional("<base>", "the base model the adapters were trained on");
+/** What each serve command takes after its options: vLLM's own flags, passed on as they are. */
+const VLLM_TAIL = "[-- vllm options]";
+
+/**
+ * The two forms of a serve command (`command`, `launch`): `full <model>`, and `lora <base>` with its
+ * adapters. parseServeArgs reads them; `--adapter`'s presence is its rule (the message says what to write).
+ */
+export function serveForms(name: string, flags: readonly Flag[]): readonly CommandArgs[] {
+  return [
+    { name: `${name} full`, positionals: [MODEL_ARG], flags, trailing: VLLM_TAIL },
+    {
+      name: `${name} lora`,
+      positionals: [BASE_ARG],
+      flags,
+      requiredFlags: [ADAPTER_FLAG],
+      builderChecks: true,
+      trailing: VLLM_TAIL,
+    },
+  ];
+}
+
 /** The model a parsed serve names: the full model, or a LoRA serve's base. */
 export function servedModelOf(parsed: ParsedServeArgs): string {
   return parsed.options.kind === "full" ? parsed.options.model : parsed.options.baseModel;
@@ -66,16 +94,14 @@ export function servedModelOf(parsed: ParsedServeArgs): string {
 
 type Values = Record<string, RawValue>;
 
-export interface ParsedServeArgs {
+export interface ParsedServeArgs extends FlagReader {
   kind: "full" | "lora";
   /** The serving intent, without the API key: that comes from the environment. */
   options: ServeOptions;
   /** The name of the environment variable holding the key (--api-key-env). */
   apiKeyEnv: string | undefined;
-  /** Every flag's value as typed, by name. */
+  /** Every flag's value as typed, by name (supervise/layout.ts still reads three this way). */
   values: Values;
-  /** The same values, read by their declarations. */
-  get: ReturnType<typeof parseFlags>["get"];
   /** The flags the command takes, by which a library's field names are told as flags. */
   flags: readonly Flag[];
 }
@@ -91,7 +117,7 @@ export function parseServeArgs(
   flags: readonly Flag[],
 ): ParsedServeArgs | "help" {
   const parsed = parseFlags(args, flags);
-  const { raw: values, extraArgs } = parsed;
+  const { raw: values, extraArgs } = parsed; // `values`: kept for readers that still take a record by name.
   const words = parsed.positionals.slice(0, parsed.positionals.length - extraArgs.length);
   if (parsed.help) return "help";
   const [kind, model, ...rest] = words;
@@ -108,25 +134,33 @@ export function parseServeArgs(
   if (rest.length > 0) {
     throw new UsageError(`unexpected argument ${quoted(rest[0])}; put vLLM's own options after --`, helpFor);
   }
-  const apiKeyEnv = inHelp(helpFor, () => parsed.get(API_KEY_ENV_FLAG));
+  // The serve flags a command takes (`stack` takes no --host): each read through its declaration.
+  const declared = <T>(flag: Flag<T>) => (parsed.declares(flag) ? parsed.get(flag) : undefined);
+  const apiKeyEnv = inHelp(helpFor, () => declared(API_KEY_ENV_FLAG));
   if (flags.includes(GPU_FLAGS[0] as Flag)) inHelp(helpFor, () => giveOne(parsed, GPU_FLAGS));
   const common = {
-    ...defined("host", values.host),
-    ...defined("port", numberOrRaw(values.port)),
-    ...defined("servedModelName", values["served-model-name"]),
-    ...engineValues(values, kind, helpFor),
+    ...defined("host", declared(HOST_FLAG)),
+    ...defined("port", numberOrRaw(declared(SERVE_PORT_FLAG))),
+    ...defined("servedModelName", declared(SERVED_NAME_FLAG)),
+    ...engineValues(parsed, kind, helpFor),
     ...(extraArgs.length > 0 ? { extraArgs } : {}),
   };
-  const get = parsed.get;
+  const { get, declares } = parsed;
   if (kind === "full") {
-    if (values.adapter !== undefined)
+    if (parsed.given(ADAPTER_FLAG))
       throw new UsageError("--adapter: is for lora; a full model has no adapters", helpFor);
     const full: ServeOptions = { kind, model, ...common };
-    return { kind, options: full, apiKeyEnv, values, get, flags };
+    return { kind, options: full, apiKeyEnv, values, get, declares, flags };
   }
   const adapters = parsed.get(ADAPTER_FLAG).map((text, index) => parseAdapter(text, index, helpFor));
+  if (adapters.length === 0) {
+    throw new UsageError(
+      `--adapter: must list at least one adapter: add ${ADAPTER_FLAG.usage} (repeat it for more), or serve full <model>`,
+      helpFor,
+    );
+  }
   const lora: ServeOptions = { kind, baseModel: model, adapters, ...common };
-  return { kind, options: lora, apiKeyEnv, values, get, flags };
+  return { kind, options: lora, apiKeyEnv, values, get, declares, flags };
 }
 
 function parseAdapter(text: string, index: number, helpFor: string): LoraAdapter {
@@ -187,8 +221,13 @@ export function cliField(field: string, flags: readonly Flag[]): string {
 
 /** A builder's rule as the user reads it: "use the maxModelLen option" names the flag, --max-model-len. */
 export function cliRule(rule: string, flags: readonly Flag[]): string {
-  return rule.replace(/\bthe (\w+) option\b/g, (whole, key: string) => {
-    const named = cliField(key, flags);
-    return named === key ? whole : named;
+  const named = rule.replace(/\bthe (\w+) option\b/g, (whole, key: string) => {
+    const flag = cliField(key, flags);
+    return flag === key ? whole : flag;
   });
+  // A library field named bare in a rule (`must be at least maxLoras (4)`): the flag a user types for it.
+  return named.replace(
+    /(?<![\w.'"-])[a-z]+(?:[A-Z][a-z]*)+\b(?![.'"])/g,
+    (key) => flagForField(flags, key) ?? key,
+  );
 }

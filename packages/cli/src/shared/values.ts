@@ -82,3 +82,22 @@ export function serverUrl(text: string, label: string): string {
     refuseUrl("must be the server's root URL, or its /v1 base URL, without another path");
   return `${url.protocol}//${url.host}`;
 }
+
+/**
+ * An instance to scrape, as `host:port`: any server URL `status` and `bench` take (`http://host:port`, its
+ * `/v1` base URL, `host:port`), read by the same rule. Prometheus scrapes this config over http, so an
+ * https URL is refused rather than scraped as http.
+ */
+export function scrapeTarget(text: string, label: string): string {
+  const url = new URL(serverUrl(text, label));
+  if (url.protocol === "https:")
+    refuse(label, "must be an http:// instance: the config scrapes over http", text);
+  if (!/:\d{1,5}(\/v1)?\/?$/.test(text)) {
+    // No port: a URL is refused here; `host` as typed goes to the builder, whose rule asks for host:port.
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(text))
+      refuse(label, "must name the instance's port, e.g. http://127.0.0.1:8000", text);
+    return text;
+  }
+  // The URL elides http's default port; Prometheus's target needs it written.
+  return `${url.hostname}:${url.port || "80"}`;
+}

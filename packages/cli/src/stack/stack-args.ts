@@ -47,6 +47,11 @@ function flagOf(key: StackOptionKey): Flag {
   return flag;
 }
 
+/** `--replicas N|MIN..MAX`, which `stack scaledobject` needs as a range. */
+export const REPLICAS_FLAG = flagOf("replicas");
+/** `--adapter-loading static|runtime`, which `stack adapters` needs as runtime. */
+export const ADAPTER_LOADING_FLAG = flagOf("adapterLoading");
+
 export const STACK_SERVE_FLAGS: readonly Flag[] = [
   describedAs(SERVED_NAME_FLAG, 'the name clients send in "model" (lora: for the base model)'),
   describedAs(ADAPTER_FLAG, "lora: an adapter (hub repository, or a path under the storage); repeat"),

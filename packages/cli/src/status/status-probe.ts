@@ -57,16 +57,22 @@ export const MAX_METRICS_BYTES = 8 * 1024 * 1024;
 /** A longer model list is cut here: status shows names, not thousands of them. */
 const MAX_MODELS_SHOWN = 1000;
 
+type Probe = { status: InstanceStatus; scrape: MetricsScrape | undefined };
+/** Why an instance is not up, or undefined when the read went on. */
+type Down = { state: InstanceStatus["state"]; detail: string } | undefined;
+/** A client for this instance whose answers are cut at `maxResponseBytes`; the key only where given. */
+type ChatWithin = (maxResponseBytes: number, apiKey?: string) => ChatClient;
+
 /** Probes /health and /v1/models and scrapes /metrics once; `earlier` is a previous scrape, for rates. */
 export async function probeInstance(
   url: string,
   options: ProbeOptions,
   earlier?: MetricsScrape,
-): Promise<{ status: InstanceStatus; scrape: MetricsScrape | undefined }> {
+): Promise<Probe> {
   const { timeoutMs } = options;
   const signal = options.signal ?? AbortSignal.timeout(timeoutMs);
   // One client per size cap, as the client's bound is its maxResponseBytes; only /v1/models needs the key.
-  const chatWithin = (maxResponseBytes: number, apiKey?: string) =>
+  const chatWithin: ChatWithin = (maxResponseBytes, apiKey) =>
     createChatClient({
       baseUrl: url,
       apiKey,
@@ -76,62 +82,93 @@ export async function probeInstance(
       ...(options.fetch ? { fetch: options.fetch } : {}),
     });
   const status: InstanceStatus = { url, state: "up", detail: null, models: null, metrics: null };
+  const unhealthy = await readHealth(chatWithin, signal, timeoutMs);
+  if (unhealthy !== undefined) return down(status, unhealthy.state, unhealthy.detail);
+  const notes: string[] = [];
+  const chat = chatWithin(MAX_MODELS_BYTES, keyToSend(url, options.apiKey, notes));
+  const models = await readModels(chat, signal, timeoutMs, notes);
+  if (models !== null && !Array.isArray(models)) return down(status, models.state, models.detail);
+  status.models = models;
+  return readMetrics(status, chatWithin(MAX_METRICS_BYTES), { signal, timeoutMs, notes, earlier, options });
+}
+
+/** /health: 200 is up; a redirect or 404 is not vLLM; another status is an engine not serving. */
+async function readHealth(chatWithin: ChatWithin, signal: AbortSignal, timeoutMs: number): Promise<Down> {
   try {
     const health = await answered(
       chatWithin(MAX_HEALTH_BYTES).raw.GET("/health", { parseAs: "text", signal }),
     );
     if (health.status === 404 || (health.status >= 300 && health.status < 400)) {
-      return down(status, "garbage", `/health answered ${health.status}: this is not a vLLM server`);
+      return { state: "garbage", detail: `/health answered ${health.status}: this is not a vLLM server` };
     }
     if (health.status !== 200) {
-      return down(status, "unhealthy", `/health answered ${health.status}: the engine is not serving`);
+      return { state: "unhealthy", detail: `/health answered ${health.status}: the engine is not serving` };
     }
+    return undefined;
   } catch (error) {
-    const failure = failureOf(error, timeoutMs);
-    return down(status, failure.state, failure.detail);
+    return failureOf(error, timeoutMs);
   }
+}
 
-  const notes: string[] = [];
-  const chat = chatWithin(MAX_MODELS_BYTES, keyToSend(url, options.apiKey, notes));
+/**
+ * /v1/models: the models shown, or (when it could not be read, an error status or a failure) null and a
+ * note; an answer that is not a model list makes the instance not vLLM's.
+ */
+async function readModels(
+  chat: ChatClient,
+  signal: AbortSignal,
+  timeoutMs: number,
+  notes: string[],
+): Promise<{ id: string; parent: string | null }[] | null | NonNullable<Down>> {
+  const notAList = { state: "garbage", detail: "/v1/models did not answer a model list" } as const;
   try {
-    const models = modelsShown(await chat.listModels({ signal }));
-    if (models === undefined) return down(status, "garbage", "/v1/models did not answer a model list");
-    status.models = models;
+    return modelsShown(await chat.listModels({ signal })) ?? notAList;
   } catch (error) {
     if (error instanceof StudioApiError) {
       const auth = error.status === 401 || error.status === 403;
       notes.push(
         `/v1/models answered ${error.status}${auth ? ": give the server's key with --api-key-env NAME" : ""}`,
       );
-    } else {
-      const failure = failureOf(error, timeoutMs);
-      if (failure.state === "garbage")
-        return down(status, "garbage", "/v1/models did not answer a model list");
-      notes.push(`/v1/models: ${failure.detail}`);
+      return null;
     }
+    const failure = failureOf(error, timeoutMs);
+    if (failure.state === "garbage") return notAList;
+    notes.push(`/v1/models: ${failure.detail}`);
+    return null;
   }
+}
 
-  const metricsChat = chatWithin(MAX_METRICS_BYTES);
+/** /metrics read twice in a row (a balancer answers the second from another process), then summarized. */
+async function readMetrics(
+  status: InstanceStatus,
+  metricsChat: ChatClient,
+  read: {
+    signal: AbortSignal;
+    timeoutMs: number;
+    notes: string[];
+    earlier: MetricsScrape | undefined;
+    options: ProbeOptions;
+  },
+): Promise<Probe> {
+  const { signal, timeoutMs, notes } = read;
   const first = await scrapeMetrics(metricsChat, signal, timeoutMs);
   if (typeof first === "string") {
     notes.push(first);
-    status.detail = notes.join("; ");
-    return { status, scrape: undefined };
+    return { status: { ...status, detail: notes.join("; ") }, scrape: undefined };
   }
-  // A second read straight after: a balancer in front of several instances answers it from another one.
   const again = await scrapeMetrics(metricsChat, signal, timeoutMs);
   const scraped = typeof again === "string" ? first : again;
-  const mixed = mixedProcesses([earlier, first, scraped]);
+  const mixed = mixedProcesses([read.earlier, first, scraped]);
   if (mixed !== undefined) return down(status, "mixed", mixed);
-  status.metrics = summarizeVllmMetrics(scraped, earlier, {
+  const metrics = summarizeVllmMetrics(scraped, read.earlier, {
     maxChars: MAX_METRICS_BYTES,
-    ...(options.slo === undefined ? {} : { slo: options.slo }),
+    ...(read.options.slo === undefined ? {} : { slo: read.options.slo }),
   });
-  if (!status.metrics.readable) {
-    return down(status, "garbage", `/metrics is not vLLM's: ${status.metrics.reason}`);
-  }
-  status.detail = notes.length === 0 ? null : notes.join("; ");
-  return { status, scrape: scraped };
+  if (!metrics.readable) return down(status, "garbage", `/metrics is not vLLM's: ${metrics.reason}`);
+  return {
+    status: { ...status, metrics, detail: notes.length === 0 ? null : notes.join("; ") },
+    scrape: scraped,
+  };
 }
 
 /**
@@ -164,7 +201,7 @@ function mixedProcesses(scrapes: readonly (MetricsScrape | undefined)[]): string
 }
 
 /** One read of /metrics (vLLM's Prometheus text), timed, or why it failed. */
-async function scrapeMetrics(
+export async function scrapeMetrics(
   chat: ChatClient,
   signal: AbortSignal,
   timeoutMs: number,

@@ -1,5 +1,5 @@
 import { connect } from "node:net";
-import { AFFINITY_BACKEND, HAPROXY_BACKEND, haproxyServerName } from "@finetune-studio/serve-kit/internal";
+import { HAPROXY_BACKEND, haproxyServerName } from "@finetune-studio/serve-kit/internal";
 
 // HAProxy's runtime API on its admin socket: one command per connection, answered by text, then closed.
 // launch drains and readies instances through it, so the data path never needs a reload.
@@ -49,20 +49,16 @@ async function expectSilence(socket: string, command: string): Promise<void> {
 }
 
 /**
- * Requests instance `index` is serving or holds in its own queue, from `show stat`. With session or prefix
- * routing the instance is a server of two backends (the affinity one tracks the first): HAProxy counts each
- * request in the backend that took it, so the instance's load is the sum of its rows.
+ * Requests instance `index` is serving or holds in its own queue, from `show stat`: the instance is one
+ * server of the one backend, whatever routing sent each request to it.
  */
 export async function openRequests(socket: string, index: number): Promise<number> {
   const name = haproxyServerName(index);
-  const rows = parseStat(await runtimeCommand(socket, "show stat")).filter(
-    (entry) =>
-      (entry.pxname === HAPROXY_BACKEND || entry.pxname === AFFINITY_BACKEND) && entry.svname === name,
+  const row = parseStat(await runtimeCommand(socket, "show stat")).find(
+    (entry) => entry.pxname === HAPROXY_BACKEND && entry.svname === name,
   );
-  if (!rows.some((entry) => entry.pxname === HAPROXY_BACKEND)) {
-    throw new Error(`HAProxy's show stat has no server ${name}`);
-  }
-  return rows.reduce((sum, entry) => sum + Number(entry.scur ?? 0) + Number(entry.qcur ?? 0), 0);
+  if (row === undefined) throw new Error(`HAProxy's show stat has no server ${name}`);
+  return Number(row.scur ?? 0) + Number(row.qcur ?? 0);
 }
 
 /** `show stat`'s CSV: a `# name,name,...` header, then one row per proxy and server. */
@@ -81,12 +77,12 @@ export function parseStat(text: string): Record<string, string>[] {
 
 /**
  * Requests HAProxy holds for a free slot: every instance runs at most --max-num-seqs, so past that the front
- * door queues (in the backend's queue, or a full server's own with session routing) where vLLM would have.
- * The sum of `qcur` over the backends' rows, theirs and their servers'.
+ * door queues (in the backend's queue, or a server's own for a request routed to it) where vLLM would have.
+ * The sum of `qcur` over the backend's rows, its own and its servers'.
  */
 export async function queuedRequests(socket: string): Promise<number> {
   const rows = parseStat(await runtimeCommand(socket, "show stat")).filter(
-    (entry) => entry.pxname === HAPROXY_BACKEND || entry.pxname === AFFINITY_BACKEND,
+    (entry) => entry.pxname === HAPROXY_BACKEND,
   );
   return rows.reduce((sum, entry) => sum + (Number(entry.qcur) || 0), 0);
 }

@@ -45,6 +45,12 @@ export function parseLayout(parsed: ParsedServeArgs): FleetLayout {
   const { values } = parsed;
   const helpFor = `launch ${parsed.kind}`;
   const runtimeLora = parsed.get(RUNTIME_LORA_FLAG);
+  // vLLM runs a full model without --enable-lora, and its /v1/load_lora_adapter then refuses every adapter.
+  if (runtimeLora && parsed.kind === "full")
+    throw new UsageError(
+      "--runtime-lora: vLLM serves a full model without LoRA, so no adapter could ever load; use launch lora BASE --adapter NAME=PATH --runtime-lora",
+      helpFor,
+    );
   const { range, listed, maxConnections } = inHelp(helpFor, () => ({
     range: parsed.get(INSTANCES_FLAG),
     listed: parsed.get(GPUS_FLAG),
@@ -60,14 +66,7 @@ export function parseLayout(parsed: ParsedServeArgs): FleetLayout {
         throw new UsageError(`--${flag}: sets HAProxy's ${what}, so it needs --instances or --gpus`, helpFor);
       }
     }
-    return {
-      gpus: [],
-      gpusFlag: "--instances",
-      runtimeLora,
-      maxConnections: undefined,
-      routing,
-      scaling: undefined,
-    };
+    return { gpus: [], gpusFlag: "--instances", runtimeLora, maxConnections: undefined, routing, scaling };
   }
   // A bad value is the builder's to refuse, by its rule, before anything starts.
   const tp = parsed.options.tensorParallelSize;

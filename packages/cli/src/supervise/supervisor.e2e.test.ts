@@ -43,7 +43,7 @@ async function startSupervisor(instances: number) {
   if (parsed === "help") throw new Error("not a launch");
   const plan = readLaunchSettings(parsed, io);
   const dir = runtimeDirOf(port, env);
-  const planGpu = gpuAskedOnce(parsed.values, env, "launch full");
+  const planGpu = gpuAskedOnce(parsed, env, "launch full");
   const layout = parseLayout(parsed);
   const door = await haproxyDoor({ parsed, layout, plan, extraEnv: {}, io, planGpu, helpFor: "launch", dir });
   const supervisor = new Supervisor(plan, io, dir, undefined, door);

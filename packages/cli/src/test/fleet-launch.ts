@@ -12,15 +12,18 @@ export const LIGHT_VLLM = { FAKE_VLLM_PRISM: "0", FAKE_VLLM_LOAD_MS: "1500", FAK
 /** What launch prints once HAProxy answers in front of every instance. */
 export const FLEET_READY = /^ready: .* through HAProxy/m;
 
-/** `launch full acme/m --port P --instances N --stop-timeout 5 ...more`, added to `running` to be stopped. */
+/**
+ * `launch full acme/m --port P --instances N --stop-timeout 5 ...more` (or `launch ...serve` instead of
+ * `full acme/m`), added to `running` to be stopped.
+ */
 export function startFleet(
   running: ManagedProcess[],
   port: number,
   env: NodeJS.ProcessEnv,
-  options: { instances?: number | string; more?: readonly string[] } = {},
+  options: { instances?: number | string; more?: readonly string[]; serve?: readonly string[] } = {},
 ): ManagedProcess {
-  const { instances = 2, more = [] } = options;
-  const args = ["launch", "full", "acme/m", "--port", String(port), "--instances", String(instances)];
+  const { instances = 2, more = [], serve = ["full", "acme/m"] } = options;
+  const args = ["launch", ...serve, "--port", String(port), "--instances", String(instances)];
   const proc = startCli([...args, "--stop-timeout", "5", ...more], env);
   running.push(proc);
   return proc;

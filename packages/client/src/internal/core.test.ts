@@ -28,7 +28,7 @@ async function core(handlers: Handler[], timeoutMs = 5_000) {
 }
 
 function stream(made: Awaited<ReturnType<typeof core>>["made"], options?: { signal?: AbortSignal }) {
-  const body = { model: "m", messages: [{ role: "user", content: "hi" }], stream: true };
+  const body = { model: "m", messages: [{ role: "user" as const, content: "hi" }], stream: true };
   return made.stream({ method: "POST", path: "/v1/chat/completions", body }, options);
 }
 

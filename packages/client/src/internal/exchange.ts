@@ -115,23 +115,23 @@ export class Exchange {
           log("aborted", status);
           throw signal.reason;
         }
-        failure =
-          error instanceof StudioError
-            ? error
-            : linked.timedOut
-              ? new StudioTimeoutError(
-                  `${this.#where} timed out after ${budget.timeoutMs} ms (attempt ${attempt})`,
-                  {
-                    timeoutMs: budget.timeoutMs,
-                  },
-                )
-              : this.#networkFailure(error);
+        failure = this.#thrown(error, linked.timedOut, attempt);
       }
       const retryInMs = this.#retries(failure, attempt);
       log(outcomeOf(failure), status, retryInMs);
       if (retryInMs === undefined) throw failure;
       await sleep(retryInMs, signal);
     }
+  }
+
+  /** What an attempt that threw (`error`) fails with. */
+  #thrown(error: unknown, timedOut: boolean, attempt: number): StudioError {
+    if (error instanceof StudioError) return error;
+    if (!timedOut) return this.#networkFailure(error);
+    const { timeoutMs } = this.budget;
+    return new StudioTimeoutError(`${this.#where} timed out after ${timeoutMs} ms (attempt ${attempt})`, {
+      timeoutMs,
+    });
   }
 
   /** `METHOD /path` of the request, for messages. */

@@ -83,3 +83,12 @@ export function stagedArrivalTimesMs(stages: readonly LoadStage[], burstiness = 
     return arrivalTimesMs(count, fittedRate, burstiness, stageSeed).map((time) => start + time);
   });
 }
+
+/**
+ * The stage (counted from 1) of each request `stagedArrivalTimesMs` schedules, in the same order: a
+ * stage's last request goes at its end, the very time the next stage starts, so a request's stage is the
+ * one that scheduled it, not read back from when it was sent.
+ */
+export function requestStages(stages: readonly LoadStage[]): number[] {
+  return stages.flatMap((stage, index) => new Array<number>(stageRequests(stage)).fill(index + 1));
+}

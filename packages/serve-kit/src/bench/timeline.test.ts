@@ -83,6 +83,33 @@ describe("buildTimeline", () => {
     expect(stale.at(-1)?.serving).toBeNull();
   });
 
+  it("an unknown queue stays unknown in its seconds: neither 0 nor the sample before it", () => {
+    const fleet = [
+      { timeMs: 500, serving: 2, queue: 3 },
+      { timeMs: 1500, serving: 2, queue: null },
+    ];
+    const rows = buildTimeline([], fleet, 2000);
+    expect(rows.map((row) => [row.serving, row.queue])).toEqual([
+      [2, 3],
+      [2, null],
+    ]);
+    expect(timelineCsv(rows).split("\n")[2]).toBe("1,0,0,0,,,2,");
+  });
+
+  it("an unknown sample (the fleet not read) ends the last one's reign, as a staleness marker does", () => {
+    const fleet = [
+      { timeMs: 500, serving: 2, queue: 3 },
+      { timeMs: 1500, serving: null, queue: null },
+    ];
+    const rows = buildTimeline([], fleet, 4000);
+    expect(rows.map((row) => [row.serving, row.queue])).toEqual([
+      [2, 3],
+      [null, null],
+      [null, null],
+      [null, null],
+    ]);
+  });
+
   it("runs to the given duration when it is longer than the events, and is empty without either", () => {
     expect(buildTimeline([ok(0, 10, 20)], [], 3000)).toHaveLength(3);
     expect(buildTimeline([ok(0, 10, 20)], [], 2500)).toHaveLength(3);

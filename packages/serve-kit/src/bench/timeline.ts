@@ -7,11 +7,16 @@ import { type BenchRequestRecord, percentile } from "./metrics.js";
 /** What the timeline reads of a request: when it was sent, its first token, its end, whether it completed. */
 export type TimelineRequest = Pick<BenchRequestRecord, "ok" | "startMs" | "ttftMs" | "latencyMs">;
 
-/** The fleet read at one time: instances serving, and requests waiting over all of them. */
+/**
+ * The fleet read at one time: instances serving, and requests waiting over all of them. Null is unknown:
+ * the queue when an instance's page could not be read (a sum without it would be a guess, not 0), both when
+ * the fleet could not be read at all; an unknown sample ends the one before it, as Prometheus' staleness
+ * marker ends a series that vanished, rather than let it stand for the lookback.
+ */
 export interface FleetSecondSample {
   readonly timeMs: number;
-  readonly serving: number;
-  readonly queue: number;
+  readonly serving: number | null;
+  readonly queue: number | null;
 }
 
 /** One second of the run, [second, second + 1) s from its start. */

@@ -120,6 +120,12 @@ async function requestsInFlight(door: Door): Promise<number> {
     .reduce((sum, columns) => sum + Number(columns[4]), 0);
 }
 
+/** Requests HAProxy holds in its queues (the backend's and each server's), from `show stat` (qcur). */
+async function queuedRequests(door: Door): Promise<number> {
+  const rows = (await runtime(door.socket, "show stat")).split("\n").filter((row) => /^vllm,/.test(row));
+  return rows.map((row) => row.split(",")).reduce((sum, columns) => sum + Number(columns[2]), 0);
+}
+
 const conversation = (id: number, turns: number, system: boolean) => {
   const messages: { role: string; content: string }[] = system
     ? [{ role: "system", content: "You are a helpful assistant for the support team." }]
@@ -176,6 +182,65 @@ describe("haproxyConfig routing through real HAProxy", { timeout: 60_000 }, () =
     }
   });
 
+  it("one bound per instance: keyed and unkeyed requests together never pass --max-num-seqs at an instance", async () => {
+    const door = await startDoor({ routing: "session", maxNumSeqs: 2 });
+    // Eight held requests, half of one session and half without a header, onto 4 instances of 2 slots.
+    const hold = (header?: string) =>
+      fetch(`${door.url}/hold`, {
+        method: "POST",
+        headers: header === undefined ? {} : { "x-session-id": header },
+        body: "{}",
+      }).then((response) => response.text());
+    const answers = [];
+    for (let i = 0; i < 4; i += 1) answers.push(hold("one-busy-session"), hold());
+    await expect.poll(async () => held.length + (await queuedRequests(door)), { interval: 20 }).toBe(8);
+    const perInstance = new Map<number, number>();
+    for (const { index } of held) perInstance.set(index, (perInstance.get(index) ?? 0) + 1);
+    expect(Math.max(...perInstance.values())).toBeLessThanOrEqual(2);
+    // Each request a slot frees is served next; all of them finish.
+    while (answers.length > 0) {
+      await expect.poll(() => held.length, { interval: 20 }).toBeGreaterThan(0);
+      for (const { res } of held.splice(0)) res.end("held");
+      await Promise.race([Promise.all(answers), new Promise((resolve) => setTimeout(resolve, 50))]);
+      if ((await requestsInFlight(door)) + (await queuedRequests(door)) === 0) break;
+    }
+    expect(await Promise.all(answers)).toEqual(Array(8).fill("held"));
+  });
+
+  it("session: a request without the header avoids the instance that serves keyed requests", async () => {
+    const door = await startDoor({ routing: "session" });
+    const keyed = fetch(`${door.url}/hold`, {
+      method: "POST",
+      headers: { "x-session-id": "a-long-session" },
+      body: "{}",
+    });
+    await expect.poll(() => held.length).toBe(1);
+    const busy = held[0]?.index;
+    const chosen = [];
+    for (let i = 0; i < 2 * INSTANCES; i += 1) chosen.push(await served(door, { held: 1 }));
+    expect(chosen).not.toContain(busy);
+    for (const { res } of held.splice(0)) res.end("held");
+    await keyed;
+  });
+
+  it("prefix: a conversation whose body passes HAProxy's buffer (a 40 KB system prompt) keeps one instance", async () => {
+    const door = await startDoor({ routing: "prefix" });
+    const long = (id: number, turns: number) => {
+      const body = conversation(id, turns, true);
+      const system = body.messages[0];
+      if (system !== undefined)
+        system.content = `Conversation ${id}. ${"Answer as the manual says. ".repeat(1500)}`;
+      return body;
+    };
+    expect(JSON.stringify(long(0, 1)).length).toBeGreaterThan(40_000);
+    const home = new Map<number, number>();
+    for (let id = 0; id < 12; id += 1) home.set(id, await served(door, { body: long(id, 1) }));
+    for (const [id, instance] of home) {
+      for (const turns of [2, 3]) expect(await served(door, { body: long(id, turns) })).toBe(instance);
+    }
+    expect(new Set(home.values()).size).toBeGreaterThan(1);
+  });
+
   it("prefix: a session header still wins over the body", async () => {
     const door = await startDoor({ routing: "prefix" });
     const byHeader = await served(door, {
@@ -208,7 +273,7 @@ describe("haproxyConfig routing through real HAProxy", { timeout: 60_000 }, () =
     const door = await startDoor({ routing: "session", metricsPort });
     await served(door, { header: "a-session-for-the-metrics" });
     const page = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-    expect(page).toMatch(/^haproxy_backend_http_responses_total\{proxy="vllm_affinity",code="2xx"\} [1-9]/m);
+    expect(page).toMatch(/^haproxy_backend_http_responses_total\{proxy="vllm",code="2xx"\} [1-9]/m);
     expect(page).toMatch(/^haproxy_server_status\{proxy="vllm",server="vllm-0"/m);
     expect((await fetch(`http://127.0.0.1:${metricsPort}/other`)).status).toBe(404);
     // The front door's own port passes /metrics on to the instances, as vLLM serves it.

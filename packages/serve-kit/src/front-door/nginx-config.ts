@@ -1,6 +1,12 @@
 import { hostPort } from "../internal/hosts.js";
-import { checkSeconds, checkUpstreams, upstreamText } from "../internal/upstreams.js";
+import {
+  checkSeconds,
+  checkUpstreams,
+  DEFAULT_READ_TIMEOUT_SECONDS,
+  upstreamText,
+} from "../internal/upstreams.js";
 import { checkHost, checkKnownKeys, checkObject, checkPort } from "../internal/validate.js";
+import { DEFAULT_HOST } from "../listen-address.js";
 
 export interface NginxConfigOptions {
   /**
@@ -47,8 +53,11 @@ export function nginxConfig(options: NginxConfigOptions): string {
     "the nginx config",
   );
   const listen = checkPort(input.listen, "listen");
-  const host = input.host === undefined ? "127.0.0.1" : checkHost(input.host, "host");
-  const timeout = input.readTimeoutSeconds === undefined ? 600 : checkReadTimeout(input.readTimeoutSeconds);
+  const host = input.host === undefined ? DEFAULT_HOST : checkHost(input.host, "host");
+  const timeout =
+    input.readTimeoutSeconds === undefined
+      ? DEFAULT_READ_TIMEOUT_SECONDS
+      : checkReadTimeout(input.readTimeoutSeconds);
   const upstreams = checkUpstreams(input.upstreams, "upstreams", { host, port: listen }, "nginx", true);
   const servers = upstreams.map((upstream) => `    server ${upstreamText(upstream)};`);
   const allSockets = upstreams.every((upstream) => "socket" in upstream);

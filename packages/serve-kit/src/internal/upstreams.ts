@@ -4,6 +4,9 @@ import { refuse } from "./validate.js";
 
 // The vLLM instances a load balancer (nginx or HAProxy) spreads requests over, as a user lists them.
 
+/** Seconds a balancer (nginx or HAProxy) waits for an instance to send more: a long generation can be slow. */
+export const DEFAULT_READ_TIMEOUT_SECONDS = 600;
+
 export type Upstream = { host: string; port: number } | { socket: string };
 
 /** An absolute socket path of plain characters: nothing that could end a balancer's directive. */

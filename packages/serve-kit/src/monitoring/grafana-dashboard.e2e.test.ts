@@ -48,7 +48,13 @@ const pages = {
   v1: new VllmMetricsPage({ models: ["support"] }),
   v0: new VllmMetricsPage({ models: ["support"], deprecatedNames: true }),
 };
-const addresses = { v1: "", v0: "" };
+const addresses = { v1: "", v0: "", v0Gauge: "" };
+/** A V0 engine's page as far as the prefix cache goes: no counters, the hit rate since it started. */
+const V0_GAUGE_PAGE = [
+  "# TYPE vllm:gpu_prefix_cache_hit_rate gauge",
+  'vllm:gpu_prefix_cache_hit_rate{model_name="support"} 0.25',
+  "",
+].join("\n");
 const servers: Server[] = [];
 let haproxy: ManagedProcess;
 let prometheus: ManagedProcess;
@@ -76,17 +82,27 @@ function round(): void {
     pages[name].preempt();
     pages[name].setScheduler({ running: 3, waiting: 1, kvCacheUsage: 0.5 });
   }
-  // Traffic through the front door, so its response counters move too.
-  fetch(`${frontUrl}/v1/models`, { signal: AbortSignal.timeout(2_000) })
-    .then((response) => response.arrayBuffer())
-    .catch(() => undefined);
+  // Traffic through the front door, so its response counters move too: all of it with a session header
+  // (routed by affinity), and a control endpoint the front door refuses itself.
+  for (const [path, method] of [
+    ["/v1/models", "GET"],
+    ["/sleep", "POST"],
+  ]) {
+    fetch(`${frontUrl}${path}`, {
+      method,
+      headers: { "x-session-id": "a-session-of-the-dashboard-test" },
+      signal: AbortSignal.timeout(2_000),
+    })
+      .then((response) => response.arrayBuffer())
+      .catch(() => undefined);
+  }
 }
 
-async function standIn(page: VllmMetricsPage): Promise<string> {
+async function standIn(page: VllmMetricsPage | string): Promise<string> {
   const server = createServer((request, response) => {
     if (request.url === "/metrics") {
       response.writeHead(200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" });
-      response.end(page.render());
+      response.end(typeof page === "string" ? page : page.render());
       return;
     }
     response.writeHead(200, { "content-type": "application/json" }).end('{"object":"list","data":[]}');
@@ -99,6 +115,7 @@ async function standIn(page: VllmMetricsPage): Promise<string> {
 beforeAll(async () => {
   addresses.v1 = await standIn(pages.v1);
   addresses.v0 = await standIn(pages.v0);
+  addresses.v0Gauge = await standIn(V0_GAUGE_PAGE);
   files = tempFiles({});
 
   const frontPort = await getFreePort();
@@ -108,14 +125,19 @@ beforeAll(async () => {
   // The front door with HAProxy's own exporter on a loopback port, as launch runs it.
   writeFileSync(
     haproxyFile,
-    haproxyConfig({ servers: [addresses.v1, addresses.v0], listen: frontPort, metricsPort: exporterPort }),
+    haproxyConfig({
+      servers: [addresses.v1, addresses.v0],
+      listen: frontPort,
+      metricsPort: exporterPort,
+      routing: "session",
+    }),
   );
   haproxy = startProcess(requireSystemTool("haproxy"), ["-db", "-f", haproxyFile]);
   await waitForHttp(`http://127.0.0.1:${exporterPort}/metrics`, { process: haproxy, timeoutMs: 30_000 });
 
   const config = parse(
     prometheusConfig({
-      targets: [addresses.v1, addresses.v0],
+      targets: [addresses.v1, addresses.v0, addresses.v0Gauge],
       scrapeIntervalSeconds: 1,
       evaluationIntervalSeconds: 1,
     }),
@@ -171,7 +193,9 @@ const dashboard = grafanaDashboard({ slo: SLO });
 const queries = (dashboard.panels as unknown as Panel[])
   .filter((panel) => panel.type !== "row")
   .flatMap((panel) => (panel.targets ?? []).map((target) => ({ panel: panel.title, expr: target.expr })));
-const vllmQueries = queries.filter((q) => q.expr.includes("$instance"));
+/** The fleet's line of V0 engines' prefix-cache gauges: only a V0 engine writes it. */
+const isV0Only = (expr: string) => expr.startsWith("avg (vllm:gpu_prefix_cache_hit_rate");
+const vllmQueries = queries.filter((q) => q.expr.includes("$instance") && !isV0Only(q.expr));
 const frontDoorQueries = queries.filter((q) => q.expr.includes("haproxy_"));
 
 /** The query as Grafana sends it with the instance variable set to a regex: one instance, or `.+` for All. */
@@ -226,6 +250,22 @@ describe("the dashboard's queries on Debian's Prometheus", { timeout: 240_000 },
     expect(numbers(rate)[0]).toBeCloseTo(0.4, 9);
   });
 
+  it("shows a V0 engine's prefix-cache hit rate, from its gauge, per instance and for the fleet", async () => {
+    const panel = queries.filter((q) => q.panel === "Prefix-cache hit rate");
+    const perInstance = panel.find((q) => q.expr.includes("by (instance)"));
+    const v0Line = panel.find((q) => isV0Only(q.expr));
+    const gaugeOnly = addresses.v0Gauge.replaceAll(".", "[.]");
+    const mine = await eventually(substitute(perInstance?.expr ?? "", gaugeOnly), allFinite);
+    expect(mine.map((row) => [row.metric.instance, Number(row.value[1])])).toEqual([
+      [addresses.v0Gauge, 0.25],
+    ]);
+    // The instances with counters keep their window's share in the same query.
+    const all = await eventually(substitute(perInstance?.expr ?? "", ".+"), (r) => r.length === 3);
+    const shares = numbers(all).sort();
+    for (const [index, share] of [0.25, 0.4, 0.4].entries()) expect(shares[index]).toBeCloseTo(share, 9);
+    expect(numbers(await eventually(substitute(v0Line?.expr ?? "", ".+"), allFinite))).toEqual([0.25]);
+  });
+
   it("returns series from the real HAProxy for every front-door query, with both instances up", async () => {
     for (const query of frontDoorQueries) {
       await eventually(substitute(query.expr, ".+"), allFinite);
@@ -238,10 +278,12 @@ describe("the dashboard's queries on Debian's Prometheus", { timeout: 240_000 },
       haproxyServerName(0),
       haproxyServerName(1),
     ]);
-    await eventually(
-      'sum(haproxy_backend_http_responses_total{proxy="vllm",code="2xx"})',
-      (r) => (numbers(r)[0] ?? 0) > 0,
+    // Every request carries a session header: the responses panel counts them, and the front door's own 403.
+    const responses = frontDoorQueries.find((q) => q.panel === "Front door: responses per second");
+    const byCode = await eventually(substitute(responses?.expr ?? "", ".+"), (r) =>
+      ["2xx", "4xx"].every((code) => r.some((row) => row.metric.code === code && Number(row.value[1]) > 0)),
     );
+    expect(byCode.length).toBeGreaterThanOrEqual(2);
   });
 
   it("records each instance's share within each SLO target, and the fleet's from their counts", async () => {
@@ -280,7 +322,7 @@ describe("the dashboard's queries on Debian's Prometheus", { timeout: 240_000 },
       if (rules.every((rule) => rule.health !== "unknown")) break;
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
-    expect(rules.length).toBe(5 + 4 * 8 + 2);
+    expect(rules.length).toBe(6 + 4 * 8 + 2);
     for (const rule of rules)
       expect(`${rule.name}: ${rule.health} ${rule.lastError ?? ""}`).toBe(`${rule.name}: ok `);
     for (const record of new Set(

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { ServeConfigError } from "../errors.js";
 import { DEFAULT_DASHBOARD_UID, grafanaDashboard } from "./grafana-dashboard.js";
@@ -37,6 +38,8 @@ const UNITS = {
   rate: ["reqps", "suffix: tok/s", "suffix: /s"],
   burn: ["suffix:×"],
 };
+
+const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
 
 describe("grafanaDashboard", () => {
   it("has a stable uid and a data-source and an instance variable", () => {
@@ -89,6 +92,12 @@ describe("grafanaDashboard", () => {
         expect(target.datasource, target.expr).toEqual(ON_VARIABLE);
       }
     }
+  });
+
+  it("has no __inputs and no DS_ placeholder: import asks nothing and a provisioned copy works as is", () => {
+    const text = JSON.stringify(grafanaDashboard({ slo: "ttft=500ms" }));
+    expect(text).not.toMatch(/__inputs|\$\{DS_/);
+    expect(readme).toContain("It has no `__inputs`, on purpose");
   });
 
   it("puts a unit that fits on every time, rate and ratio panel", () => {

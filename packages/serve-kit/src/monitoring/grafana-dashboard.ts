@@ -12,7 +12,7 @@ import { DataqueryBuilder, PromQueryFormat } from "@grafana/grafana-foundation-s
 import { PanelBuilder as TablePanelBuilder } from "@grafana/grafana-foundation-sdk/table";
 import { PanelBuilder as TimeseriesPanelBuilder } from "@grafana/grafana-foundation-sdk/timeseries";
 import type { BenchSlo } from "../bench/metrics.js";
-import { HAPROXY_BACKEND } from "../front-door/haproxy-config.js";
+import { HAPROXY_BACKEND, HAPROXY_FRONTEND } from "../front-door/haproxy-config.js";
 import { hasControlCharacter } from "../internal/text.js";
 import { checkKnownKeys, checkObject, checkString, refuse } from "../internal/validate.js";
 import { checkJobName } from "./prometheus-config.js";
@@ -40,7 +40,7 @@ export interface GrafanaDashboardOptions {
 }
 
 export const DEFAULT_DASHBOARD_UID = "studio-serve-vllm";
-const DEFAULT_TITLE = "vLLM (studio-serve)";
+export const DEFAULT_DASHBOARD_TITLE = "vLLM (studio-serve)";
 const UID = /^[A-Za-z0-9_-]{1,40}$/;
 
 /** Every panel and query reads the data source the user picks in the `datasource` variable. */
@@ -92,15 +92,23 @@ const PER_INSTANCE: Scope = {
   legend: (name) => `{{instance}} ${name}`,
 };
 
+/** What a scope's vLLM panels share: the label matchers, and how a counter's rate reads both engines' names. */
+interface VllmQueries {
+  scope: Scope;
+  where: string;
+  rate(names: readonly string[]): string;
+}
+
 /** The vLLM panels, for one scope. Each query reads both engines' names where vLLM renamed a metric. */
 function vllmPanels(scope: Scope, job: string): PanelSpec[] {
   const where = matchers(`job="${job}"`, 'instance=~"$instance"');
   const rate = (names: readonly string[]) => eitherName(names, (name) => `rate(${name}{${where}}${WINDOW})`);
-  const quantiles = (names: readonly string[]) =>
-    QUANTILES.map((q) => ({
-      expr: `histogram_quantile(${q}, sum ${scope.byLe}(${eitherName(names, (name) => `rate(${name}_bucket{${where}}${WINDOW})`)}))`,
-      legend: scope.legend(`p${q * 100}`),
-    }));
+  const queries: VllmQueries = { scope, where, rate };
+  return [...loadPanels(queries), ...latencyPanels(queries), ...cachePanels(queries)];
+}
+
+/** The batch, the queue, the KV cache and the tokens flowing. */
+function loadPanels({ scope, where, rate }: VllmQueries): PanelSpec[] {
   const kv = eitherName(VLLM_METRICS.kvCacheUsage, (name) => `${name}{${where}}`);
   return [
     {
@@ -109,8 +117,14 @@ function vllmPanels(scope: Scope, job: string): PanelSpec[] {
         "Requests in the running batch and waiting for a slot. A queue that stays long means too few instances.",
       unit: UNIT.count,
       queries: [
-        { expr: `sum ${scope.by}(vllm:num_requests_running{${where}})`, legend: scope.legend("running") },
-        { expr: `sum ${scope.by}(vllm:num_requests_waiting{${where}})`, legend: scope.legend("waiting") },
+        {
+          expr: `sum ${scope.by}(${VLLM_METRICS.requestsRunning[0]}{${where}})`,
+          legend: scope.legend("running"),
+        },
+        {
+          expr: `sum ${scope.by}(${VLLM_METRICS.requestsWaiting[0]}{${where}})`,
+          legend: scope.legend("waiting"),
+        },
       ],
     },
     {
@@ -133,6 +147,17 @@ function vllmPanels(scope: Scope, job: string): PanelSpec[] {
         },
       ],
     },
+  ];
+}
+
+/** p50, p95 and p99 of vLLM's latency histograms. */
+function latencyPanels({ scope, where }: VllmQueries): PanelSpec[] {
+  const quantiles = (names: readonly string[]) =>
+    QUANTILES.map((q) => ({
+      expr: `histogram_quantile(${q}, sum ${scope.byLe}(${eitherName(names, (name) => `rate(${name}_bucket{${where}}${WINDOW})`)}))`,
+      legend: scope.legend(`p${q * 100}`),
+    }));
+  return [
     {
       title: "Time to first token",
       description:
@@ -154,18 +179,14 @@ function vllmPanels(scope: Scope, job: string): PanelSpec[] {
       unit: UNIT.seconds,
       queries: quantiles(VLLM_METRICS.e2eLatency),
     },
-    {
-      title: "Prefix-cache hit rate",
-      description:
-        "Share of prompt tokens found in the prefix cache. Low with shared system prompts: check --enable-prefix-caching.",
-      unit: UNIT.share,
-      queries: [
-        {
-          expr: `sum ${scope.by}(${rate(VLLM_METRICS.prefixCacheHits)}) / sum ${scope.by}(${rate(VLLM_METRICS.prefixCacheQueries)})`,
-          legend: scope.legend("hit rate"),
-        },
-      ],
-    },
+  ];
+}
+
+/** The prefix cache, preemptions and how requests finish. */
+function cachePanels(queries: VllmQueries): PanelSpec[] {
+  const { scope, rate } = queries;
+  return [
+    prefixCachePanel(queries),
     {
       title: "Preemptions",
       description:
@@ -190,20 +211,50 @@ function vllmPanels(scope: Scope, job: string): PanelSpec[] {
   ];
 }
 
-/** HAProxy 2.6's own exporter (`http-request use-service prometheus-exporter`), for the launch's backend. */
+/**
+ * The prefix-cache hit rate: hits over lookups in the window, from the counters of V1 engines (vLLM 0.8 and
+ * later); V0 engines have only a gauge, the hit rate since the engine started. Per instance, an instance
+ * without the counters shows its gauge; over the fleet, the V0 engines' gauges are averaged in a line of
+ * their own (a gauge of shares carries no token counts to weigh them with).
+ */
+function prefixCachePanel({ scope, where, rate }: VllmQueries): PanelSpec {
+  const window = `sum ${scope.by}(${rate(VLLM_METRICS.prefixCacheHits)}) / sum ${scope.by}(${rate(VLLM_METRICS.prefixCacheQueries)})`;
+  const [v0Gauge] = VLLM_METRICS.prefixCacheHitRateV0;
+  const sinceStart = `avg ${scope.by}(${v0Gauge}{${where}})`;
+  return {
+    title: "Prefix-cache hit rate",
+    description:
+      "Share of prompt tokens found in the prefix cache, over the window (V0 engines: since the engine started, the only figure they give). Low with shared system prompts: check --enable-prefix-caching and the front door's --routing.",
+    unit: UNIT.share,
+    queries:
+      scope === FLEET
+        ? [
+            { expr: window, legend: "hit rate" },
+            { expr: sinceStart, legend: "V0 engines, since start" },
+          ]
+        : [{ expr: `(${window}) or ${sinceStart}`, legend: scope.legend("hit rate") }],
+  };
+}
+
+/**
+ * HAProxy 2.6's own exporter (`http-request use-service prometheus-exporter`). Responses are the frontend's:
+ * everything the front door answered, whatever routed it, with its own refusals (403 for a control
+ * endpoint, 503 when no instance is up); the queue and the states are the one backend's and its servers'.
+ */
 function frontDoorPanels(): PanelSpec[] {
+  const frontend = `proxy="${HAPROXY_FRONTEND}"`;
   const backend = `proxy="${HAPROXY_BACKEND}"`;
   const responses = (extra?: string) =>
-    `sum(rate(haproxy_backend_http_responses_total{${matchers(backend, extra)}}${WINDOW}))`;
+    `sum(rate(haproxy_frontend_http_responses_total{${matchers(frontend, extra)}}${WINDOW}))`;
   return [
     {
       title: "Front door: responses per second",
       description:
-        "Responses the front door sent, by HTTP status class. 5xx showing up: see the 5xx share and the instance states.",
+        "Responses the front door sent, by HTTP status class, whichever instance or rule answered. 5xx showing up: see the 5xx share and the instance states; 4xx includes the front door's 403 to vLLM's control endpoints.",
       unit: UNIT.requestsPerSecond,
       queries: [
         {
-          expr: `sum by (code) (rate(haproxy_backend_http_responses_total{${backend}}${WINDOW}))`,
+          expr: `sum by (code) (rate(haproxy_frontend_http_responses_total{${frontend}}${WINDOW}))`,
           legend: "{{code}}",
         },
       ],
@@ -217,7 +268,7 @@ function frontDoorPanels(): PanelSpec[] {
     {
       title: "Front door: queue",
       description:
-        "Requests HAProxy holds until an instance has a free slot (maxconn = --max-num-seqs). Growing: add instances.",
+        "Requests HAProxy holds until an instance has a free slot (maxconn = --max-num-seqs, one bound per instance whatever the routing). Growing: add instances.",
       unit: UNIT.count,
       queries: [
         { expr: `sum(haproxy_backend_current_queue{${backend}})`, legend: "backend" },
@@ -295,7 +346,7 @@ function sloPanels(slo: unknown, objectiveValue: unknown, job: string): PanelSpe
 export function grafanaDashboard(options: GrafanaDashboardOptions = {}): GrafanaDashboard {
   const input = checkObject(options, "options");
   checkKnownKeys(input, ["title", "uid", "jobName", "slo", "objective"], "the Grafana dashboard");
-  const title = input.title === undefined ? DEFAULT_TITLE : checkString(input.title, "title");
+  const title = input.title === undefined ? DEFAULT_DASHBOARD_TITLE : checkString(input.title, "title");
   if (title.trim() === "" || title.length > 200 || hasControlCharacter(title)) {
     refuse("title", "must be 1 to 200 characters without control characters", input.title);
   }

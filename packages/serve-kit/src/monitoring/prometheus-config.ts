@@ -4,6 +4,10 @@ import { checkKnownKeys, checkObject, refuse } from "../internal/validate.js";
 
 /** The rules file `prometheusConfig` loads unless told otherwise; `studio-serve prometheus --out` writes it. */
 export const DEFAULT_PROMETHEUS_RULES_FILE = "studio-serve-rules.yml";
+/** Prometheus's own default scrape interval is 1 min; vLLM's gauges move faster. */
+export const DEFAULT_SCRAPE_INTERVAL_SECONDS = 15;
+/** The scrape job of the vLLM instances, which the rules and the dashboard select on. */
+export const DEFAULT_JOB_NAME = "vllm";
 
 export interface PrometheusConfigOptions {
   /** The vLLM instances, as `host:port` (`[::1]:8001` for IPv6). At least one. */
@@ -57,7 +61,10 @@ export function prometheusConfig(options: PrometheusConfigOptions): string {
   const { targets, files } = checkVllmTargets(input);
   const frontDoors =
     input.frontDoorTargets === undefined ? [] : checkTargets(input.frontDoorTargets, "frontDoorTargets");
-  const scrape = checkSeconds(input.scrapeIntervalSeconds ?? 15, "scrapeIntervalSeconds");
+  const scrape = checkSeconds(
+    input.scrapeIntervalSeconds ?? DEFAULT_SCRAPE_INTERVAL_SECONDS,
+    "scrapeIntervalSeconds",
+  );
   const evaluation = checkSeconds(input.evaluationIntervalSeconds ?? scrape, "evaluationIntervalSeconds");
   const jobName = checkJobName(input.jobName);
   if (frontDoors.length > 0 && jobName === FRONT_DOOR_JOB) {
@@ -98,7 +105,7 @@ export function prometheusConfig(options: PrometheusConfigOptions): string {
 }
 
 export function checkJobName(value: unknown, field = "jobName"): string {
-  if (value === undefined) return "vllm";
+  if (value === undefined) return DEFAULT_JOB_NAME;
   if (typeof value !== "string" || !JOB_NAME.test(value)) {
     refuse(field, "must match [A-Za-z_][A-Za-z0-9_-]* (at most 64 characters)", value);
   }

@@ -182,14 +182,14 @@ describe("prometheusRules", () => {
 describe("the generated files in Debian's promtool", () => {
   it("pass promtool check config, which also checks the rules file it loads", async () => {
     const result = await promtool(["check", "config", "prometheus.yml"], files());
-    expect(result.output).toContain("SUCCESS: 5 rules found");
+    expect(result.output).toContain("SUCCESS: 6 rules found");
     expect(result.code, result.output).toBe(0);
   });
 
   it("pass promtool check rules", async () => {
     const result = await promtool(["check", "rules", DEFAULT_PROMETHEUS_RULES_FILE], files());
     expect(result.code, result.output).toBe(0);
-    expect(result.output).toContain("SUCCESS: 5 rules found");
+    expect(result.output).toContain("SUCCESS: 6 rules found");
   });
 
   it("pass promtool check config with targets discovered from a file (file_sd_configs), checked too", async () => {
@@ -255,6 +255,9 @@ const SERIES = [
   ["up", "a", "0x15"],
   ["up", "b", "1x15"],
   ["up", "c", "1x15"],
+  // Two front doors (HAProxy's exporter): one stopped answering, one up.
+  ["up", "door", "0x15", { job: "front-door" }],
+  ["up", "door2", "1x15", { job: "front-door" }],
   // a: a queue that grows past 10; b: long but draining; c: short.
   ["vllm:num_requests_waiting", "a", "0+5x15"],
   ["vllm:num_requests_waiting", "b", "100-5x15"],
@@ -289,7 +292,7 @@ const SERIES = [
 interface AlertCase {
   name: string;
   evalMinutes: number;
-  fire: { instance: string; severity?: string; summary: string; description: string }[];
+  fire: { instance: string; job?: string; severity?: string; summary: string; description: string }[];
 }
 
 interface RuleTest {
@@ -308,7 +311,22 @@ const DEFAULT_CASES: RuleTest[] = [
         "VllmKvCacheNearlyFull",
         "VllmTimeToFirstTokenHigh",
         "VllmErrorFinishesRising",
+        "FrontDoorDown",
       ].map((name) => ({ name, evalMinutes: 0, fire: [] })),
+      {
+        name: "FrontDoorDown",
+        evalMinutes: 10,
+        fire: [
+          {
+            instance: "door",
+            job: "front-door",
+            severity: "critical",
+            summary: "The front door door:8000 is down",
+            description:
+              "Prometheus has not scraped the front door's metrics at door:8000 for 1 min: HAProxy stopped or is unreachable, and callers reach no instance through it. studio-serve status --launch P says what runs.",
+          },
+        ],
+      },
       {
         name: "VllmInstanceDown",
         evalMinutes: 10,
@@ -406,7 +424,11 @@ function ruleTests(tests: RuleTest[]): string {
         eval_time: `${alert.evalMinutes}m`,
         alertname: alert.name,
         exp_alerts: alert.fire.map((fire) => ({
-          exp_labels: { severity: fire.severity ?? "warning", job: "vllm", instance: at(fire.instance) },
+          exp_labels: {
+            severity: fire.severity ?? "warning",
+            job: fire.job ?? "vllm",
+            instance: at(fire.instance),
+          },
           exp_annotations: { summary: fire.summary, description: fire.description },
         })),
       })),

@@ -1,5 +1,5 @@
 import { checkMaxLoraRank, checkPositiveInteger, checkSwitch, oneOf, refuse } from "../internal/validate.js";
-import { MAX_LORA_RANKS } from "../max-lora-rank.js";
+import { MAX_LORA_RANKS, VLLM_DEFAULT_MAX_LORA_RANK } from "../max-lora-rank.js";
 
 // vLLM's engine options that a serving intent sets, each declared once. The option types
 // (`FullServeOptions`, `LoraServeOptions`), the normalizer, the `vllm serve` arguments, the owned-flag guard,
@@ -237,7 +237,7 @@ export const ENGINE_OPTIONS: { readonly [K in EngineOptionKey]: EngineOption<K> 
     check: checkMaxLoraRank,
     argv: flagWithValue("--max-lora-rank"),
     stackKey: null,
-    vllmDefault: { kind: "value", value: 16 },
+    vllmDefault: { kind: "value", value: VLLM_DEFAULT_MAX_LORA_RANK },
     cli: { valueName: "R", about: `largest adapter rank: ${MAX_LORA_RANKS.join(", ")}` },
   }),
   maxLoras: entry({

@@ -7,12 +7,8 @@ import {
   type LoraEngineOptions,
 } from "../options/engine-options.js";
 import { CHART_PVC_MOUNT_PATH } from "./chart.js";
-import {
-  checkStackOptionTable,
-  ROUTING_LOGIC,
-  STACK_OPTION_LIST,
-  type StackOptionValues,
-} from "./stack-option-table.js";
+import { checkStackOptionTable, ROUTING_LOGIC, STACK_OPTION_LIST } from "./stack-option-table.js";
+import type { StackOptionValues } from "./stack-option-types.js";
 import type { StackRoutingLogic, StackStorage } from "./stack-options.js";
 
 /** How often Kubernetes asks `/health` while an engine starts; the timeout becomes a number of these. */

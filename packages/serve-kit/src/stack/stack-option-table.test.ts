@@ -3,12 +3,8 @@ import type { ServeOptions } from "../serve-options.js";
 import { VLLM_STACK_KEYS, valueAt } from "../test/vllm-stack-chart.js";
 import { buildStackScaledObject } from "./scaled-object.js";
 import { buildStackCommands } from "./stack-commands.js";
-import {
-  STACK_OPTION_LIST,
-  STACK_OPTIONS,
-  type StackOption,
-  type StackOptionKey,
-} from "./stack-option-table.js";
+import { STACK_OPTION_LIST, STACK_OPTIONS } from "./stack-option-table.js";
+import type { StackOption, StackOptionKey } from "./stack-option-types.js";
 import type { StackOptions } from "./stack-options.js";
 import { buildStackValues } from "./stack-values.js";
 

@@ -3,20 +3,23 @@ import {
   checkScalingRange,
   DEFAULT_SCALE_SIGNALS,
   durationText,
-  isElastic,
-  parseDuration,
   parseScaleSignals,
   parseScalingRange,
-  type ScaleSignals,
-  type ScalingRange,
   scaleSignalsText,
 } from "../autoscale/index.js";
 import { DEFAULT_VLLM_IMAGE } from "../docker-command.js";
 import type { NormalizedServe } from "../internal/normalize.js";
 import { checkPositiveInteger, oneOf, refuse } from "../internal/validate.js";
-import { ENGINE_OPTIONS, type VllmDtype } from "../options/engine-options.js";
+import { ENGINE_OPTIONS } from "../options/engine-options.js";
 import { checkSessionHeader, DEFAULT_SESSION_HEADER } from "../routing.js";
 import { checkDnsLabel, checkQuantity, dnsLabelFrom } from "./kubernetes-names.js";
+import {
+  checkScaleDownWindow,
+  DEFAULT_PROMETHEUS_URL,
+  DEFAULT_SCALE_DOWN_AFTER_SECONDS,
+  ifElastic,
+  whenElastic,
+} from "./stack-autoscale-options.js";
 import {
   checkModelName,
   checkPrometheusUrl,
@@ -28,7 +31,15 @@ import {
   secretReferenceFromText,
   splitImage,
 } from "./stack-checks.js";
-import type { SecretKeyReference, StackAdapterLoading, StackRouting, StackStorage } from "./stack-options.js";
+import {
+  type StackContext,
+  type StackDefault,
+  type StackOption,
+  type StackOptionKey,
+  type StackOptionValues,
+  stackDefaultText,
+} from "./stack-option-types.js";
+import type { SecretKeyReference, StackRouting } from "./stack-options.js";
 
 // The stack options, each declared once: its rule, its default, where it goes in what the builders write,
 // and its command-line flag and help line. `normalizeStackOptions`, `studio-serve stack`'s parser and its
@@ -44,82 +55,7 @@ export const ROUTING_LOGIC = {
 } as const;
 export const STACK_ROUTINGS = Object.keys(ROUTING_LOGIC) as StackRouting[];
 
-/** The checked value of each option (undefined where it has no default and was not given). */
-export interface StackOptionValues {
-  release: string;
-  name: string;
-  namespace: string | undefined;
-  image: { repository: string; tag: string };
-  replicas: ScalingRange;
-  scaleOn: ScaleSignals | undefined;
-  prometheusUrl: string | undefined;
-  scaleDownAfterSeconds: number | undefined;
-  gpusPerReplica: number;
-  cpu: number;
-  memory: string;
-  maxModelLen: number | undefined;
-  dtype: VllmDtype | undefined;
-  prefixCaching: boolean | undefined;
-  apiKeySecret: SecretKeyReference | undefined;
-  hfTokenSecret: SecretKeyReference | undefined;
-  storage: StackStorage | undefined;
-  adapterLoading: StackAdapterLoading;
-  routing: StackRouting;
-  sessionHeader: string | undefined;
-  runtimeClassName: string | undefined;
-  startupTimeoutSeconds: number;
-}
-export type StackOptionKey = keyof StackOptionValues;
-
-/** What a rule and a default may read: the serve configuration and the options above it, checked. */
-export interface StackContext {
-  serve: NormalizedServe;
-  checked: Partial<StackOptionValues>;
-}
-
-/** The default when the option is not given: one value; one derived from the context; or none (unset). */
-export type StackDefault<V> =
-  | { kind: "value"; value: V; shown: string }
-  | { kind: "derived"; from: string; value: (context: StackContext) => V }
-  | { kind: "none"; means: string };
-
-/** How the command line gives the option. */
-export type StackCli =
-  /** One flag with a value; `fromText` turns the text into the option's input (else a number or the text). */
-  | {
-      kind: "flag";
-      flag: `--${string}`;
-      valueName: string;
-      fromText?: (text: string, field: string) => unknown;
-    }
-  /** A switch that gives the option `value`. */
-  | { kind: "switch"; flag: `--${string}`; value: unknown }
-  /** Several flags that `studio-serve stack` puts together into the one option. */
-  | { kind: "flags"; flags: readonly `--${string}`[] }
-  /** The engine option's flag (serve-kit's ENGINE_OPTIONS), which sets it in the serve configuration. */
-  | { kind: "engine"; flag: `--${string}` };
-
-export interface StackOption<K extends StackOptionKey> {
-  key: K;
-  /** Checks a given value (from plain JavaScript or the command line); returns it typed or throws. */
-  check: (value: unknown, field: string, context: StackContext) => StackOptionValues[K];
-  default: StackDefault<StackOptionValues[K]>;
-  /** Where it goes: chart value paths (`servingEngineSpec.modelSpec[].replicaCount`), `scaledObject.…`, `commands`. */
-  goes: readonly string[];
-  /** A value the table's test builds with, to see it arrive where `goes` says. */
-  example: unknown;
-  cli: StackCli;
-  /** What it does, then its default: `--help` shows this line. */
-  help: string;
-}
-
 type StackEntry<K extends StackOptionKey> = Omit<StackOption<K>, "help"> & { about: string };
-
-/** The default in words, as the help line ends: "(default 8)". */
-export function stackDefaultText(fallback: StackDefault<unknown>): string {
-  if (fallback.kind === "value") return `default ${fallback.shown}`;
-  return fallback.kind === "derived" ? `default ${fallback.from}` : `default: ${fallback.means}`;
-}
 
 function entry<K extends StackOptionKey>(written: StackEntry<K>): StackOption<K> {
   const { about, ...rest } = written;
@@ -137,54 +73,11 @@ const flag = (name: `--${string}`, valueName: string, fromText?: TextReader) =>
   ({ kind: "flag", flag: name, valueName, ...(fromText === undefined ? {} : { fromText }) }) as const;
 const MODEL_SPEC = "servingEngineSpec.modelSpec[]";
 
-/** An autoscaling option: only with a range of replicas, where KEDA has something to scale. */
-function whenElastic<V>(check: (value: unknown, field: string) => V) {
-  return (given: unknown, field: string, context: StackContext): V => {
-    const range = context.checked.replicas;
-    if (range === undefined || !isElastic(range)) {
-      refuse(field, "applies with a range of replicas (MIN..MAX) only, which KEDA scales", given);
-    }
-    return check(given, field);
-  };
-}
-const ifElastic =
-  <V>(fallback: V) =>
-  (context: StackContext): V | undefined =>
-    context.checked.replicas !== undefined && isElastic(context.checked.replicas) ? fallback : undefined;
-
 /** The Secret a command line's key goes to when only where to read it is given (`--api-key-env`). */
 export const DEFAULT_API_KEY_SECRET: SecretKeyReference = { name: "vllm-api-key", key: "VLLM_API_KEY" };
 /** The key in a `NAME` Secret given without one: the names vLLM and the hub read. */
 const API_KEY_KEY = "VLLM_API_KEY";
 const HF_TOKEN_KEY = "HF_TOKEN";
-
-/** The Prometheus KEDA asks when none is given: the one production-stack's chart and kube-prometheus-stack name. */
-export const DEFAULT_PROMETHEUS_URL = "http://prometheus-operated.monitoring.svc:9090";
-/**
- * How long the load must stay low before a replica goes: the HPA's scale-down stabilization window, which is
- * what paces scaling down while MIN is 1 or more (KEDA's cooldownPeriod only paces the step to zero). 5 min
- * is the HPA's own default: an engine takes minutes to start again, so a short lull should not cost one.
- */
-export const DEFAULT_SCALE_DOWN_AFTER_SECONDS = 300;
-
-/**
- * The HPA's largest scale-down stabilization window: Kubernetes refuses a longer one (autoscaling/v2
- * validation: "must be less than or equal to 3600"), and KEDA then makes no HPA at all (kedacore/keda#4976).
- */
-const HPA_MAX_STABILIZATION_SECONDS = 3600;
-
-function checkScaleDownWindow(given: unknown, field: string): number {
-  const seconds =
-    typeof given === "string" ? parseDuration(given, field) : checkPositiveInteger(given, field);
-  if (seconds > HPA_MAX_STABILIZATION_SECONDS) {
-    refuse(
-      field,
-      "must be at most 1h: Kubernetes refuses a longer scale-down window for the HPA KEDA makes",
-      given,
-    );
-  }
-  return seconds;
-}
 
 export const STACK_OPTIONS: { readonly [K in StackOptionKey]: StackOption<K> } = {
   release: entry({

