@@ -65,6 +65,54 @@ describe("multi-instance arguments", () => {
       ["--instances", "2", "--routing", "least-busy", "--session-header", "x-user"],
       /--session-header: applies to --routing session or prefix; least-busy reads no header \(given "x-user"\)/,
     ],
+    // An elastic fleet's words (serve-kit's, as `stack values --replicas` takes them).
+    [
+      "a range that ends below its start",
+      ["--instances", "3..1"],
+      /--instances: must end at MIN or more \(MIN..MAX\) \(given "3..1"\)/,
+    ],
+    ["a range from 0", ["--instances", "0..2"], /--instances: must start at 1 or more/],
+    ["a range past 16", ["--instances", "1..17"], /--instances: must end at 16 or less \(given "1..17"\)/],
+    [
+      "an unknown signal",
+      ["--instances", "1..2", "--scale-on", "gpu=3"],
+      /--scale-on: must name signals queue=N or kv=F.*unknown "gpu"/,
+    ],
+    [
+      "a negative threshold",
+      ["--instances", "1..2", "--scale-on", "queue=-1"],
+      /--scale-on: queue must be given a number that is not negative/,
+    ],
+    [
+      "a KV share past 1",
+      ["--instances", "1..2", "--scale-on", "kv=1.5"],
+      /--scale-on: kv must be above 0 and at most 1/,
+    ],
+    [
+      "a duration that is not one",
+      ["--instances", "1..2", "--scale-down-after", "soon"],
+      /--scale-down-after: must be a duration such as 15s, 5m or 1h/,
+    ],
+    [
+      "an idle that is neither",
+      ["--instances", "1..2", "--idle", "hibernate"],
+      /--idle: must be one of stop, sleep \(given "hibernate"\)/,
+    ],
+    [
+      "--scale-on without a range",
+      ["--scale-on", "queue=3"],
+      /--scale-on: needs a range --instances MIN..MAX/,
+    ],
+    [
+      "--idle with a fixed fleet",
+      ["--instances", "2", "--idle", "sleep"],
+      /--idle: needs a range --instances MIN..MAX \(given --instances 2, a fixed fleet\)/,
+    ],
+    [
+      "--scale-down-after with equal ends",
+      ["--instances", "2..2", "--scale-down-after", "15s"],
+      /--scale-down-after: needs a range/,
+    ],
   ])("refuses %s with exit code 2", async (_name, flags, message) => {
     const fake = fakeVllmEnv();
     const result = await runCapture(["launch", "full", "acme/m", ...flags], fake.env);
@@ -106,6 +154,22 @@ describe("multi-instance arguments", () => {
     const result = await runCapture(["launch", "full", "acme/m", "--port", port, "--gpus", "1,3"], env);
     expect(result.stderr).toMatch(/--gpus: this machine has no GPU 3/);
     expect(result.code).toBe(1);
+    expect(fake.record()).toBeUndefined();
+  });
+
+  it("refuses a MAX past the GPUs (with tensor parallelism, as --instances N splits them) with exit code 2, before anything starts", async () => {
+    const fake = fakeVllmEnv();
+    const env = { ...fake.env, PATH: `${smiListing(4)}:${fake.env.PATH}` };
+    const port = String(await getFreePort());
+    const launch = ["launch", "full", "acme/m", "--port", port, "--instances"];
+    const wide = await runCapture([...launch, "1..5"], env);
+    expect(wide.stderr).toMatch(/--instances: MAX 5: this machine has no GPU 4 \(nvidia-smi -L lists them\)/);
+    expect(wide.code).toBe(2);
+    const split = await runCapture([...launch, "1..3", "--tensor-parallel-size", "2"], env);
+    expect(split.stderr).toMatch(
+      /--instances: MAX 3: 3 instances of 2 GPUs need 6; this machine has no GPU 4, 5/,
+    );
+    expect(split.code).toBe(2);
     expect(fake.record()).toBeUndefined();
   });
 

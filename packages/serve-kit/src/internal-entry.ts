@@ -15,7 +15,15 @@ export {
   type ScalePolicy,
 } from "./autoscale/decide.js";
 export { HPA_DEFAULTS, type HpaPolicy, type HpaState, hpaSync } from "./autoscale/hpa-rule.js";
-export { durationText, parseDuration, parseScaleSignals, parseScalingRange } from "./autoscale/index.js";
+export {
+  durationText,
+  isElastic,
+  parseDuration,
+  parseScaleSignals,
+  parseScalingRange,
+  type ScaleSignals,
+  type ScalingRange,
+} from "./autoscale/index.js";
 export {
   keepSamples,
   longestWindowMs,

@@ -107,6 +107,7 @@ describe("the public surface", () => {
       "durationText",
       "haproxyServerName",
       "hpaSync",
+      "isElastic",
       "keepSamples",
       "longestWindowMs",
       "loraRankRefusal",

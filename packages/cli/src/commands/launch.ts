@@ -1,5 +1,6 @@
 import { checkServeFits } from "../plan/fit-check.js";
 import { gpuAskedOnce } from "../plan/plan-input.js";
+import { AUTOSCALE_FLAGS } from "../shared/autoscale-flags.js";
 import { synopsesOf, usageLines } from "../shared/command-args.js";
 import { ExitCode } from "../shared/exit-codes.js";
 import { describedAs, flagHelp } from "../shared/flags.js";
@@ -33,6 +34,7 @@ const INSTANCE_FLAGS = [
     "how HAProxy picks the instance: session (the default) sends each value of\nthe session header to one instance, by its hash, with bounded load, so a conversation's next turn finds its prefix in that vLLM's cache;\na request without the header goes to the least busy. prefix: as session,\nand a request without the header is keyed on its first user message\n(HAProxy reads every request body). least-busy: the fewest open requests",
   ),
   describedAs(SESSION_HEADER_FLAG, "the header that names a session"),
+  ...AUTOSCALE_FLAGS,
 ];
 export const LAUNCH_FLAGS = [...SERVE_FLAGS, ...WAIT_FLAGS, ...LOG_FLAGS, ...INSTANCE_FLAGS];
 const LAUNCH_FORMS = serveForms("launch", LAUNCH_FLAGS);

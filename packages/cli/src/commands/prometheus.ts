@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { escapeForTerminal } from "@finetune-studio/internal";
 import {
   DEFAULT_PROMETHEUS_RULES_FILE,
+  type PrometheusConfigOptions,
   type PrometheusThresholds,
   prometheusConfig,
   prometheusRules,
@@ -107,7 +108,7 @@ async function runPrometheus(args: readonly string[], io: CliIo): Promise<number
   const interval = parsed.get(SCRAPE_INTERVAL_FLAG);
   const config = prometheusConfig({
     targets: [...new Set([...named, ...launched.instances])],
-    ...(launched.frontDoor === undefined ? {} : { frontDoorTargets: [launched.frontDoor] }),
+    ...launched.discovered,
     ...(interval === undefined ? {} : { scrapeIntervalSeconds: numberOrRaw(interval) as number }),
     ...(job === undefined ? {} : { jobName: job }),
   });
@@ -158,16 +159,27 @@ function writeBoth(out: string, config: string, rules: string, io: CliIo): numbe
   return ExitCode.Ok;
 }
 
-/** The instances (host:port) and front door of the launch serving on `port`, read as `status --launch` reads them. */
+/**
+ * The instances (host:port) of the launch serving on `port`, read as `status --launch` reads them, and what the
+ * config finds on its own: its front door, and an elastic launch's file of instances (they come and go).
+ */
 async function launchTargets(
   port: number | undefined,
   io: CliIo,
-): Promise<{ instances: string[]; frontDoor: string | undefined }> {
-  if (port === undefined) return { instances: [], frontDoor: undefined };
+): Promise<{
+  instances: string[];
+  discovered: Pick<PrometheusConfigOptions, "frontDoorTargets" | "targetFiles">;
+}> {
+  if (port === undefined) return { instances: [], discovered: {} };
   const launch = await launchUrls(port, io);
   if (launch === undefined) throw new UsageError(`--launch: no launch runs on port ${port} for this user`);
   if (launch.killed !== undefined) io.err(`studio-serve: ${launch.killed}\n`);
-  return { instances: launch.urls.map((url) => new URL(url).host), frontDoor: launch.frontDoorMetrics };
+  const discovered = {
+    ...(launch.frontDoorMetrics === undefined ? {} : { frontDoorTargets: [launch.frontDoorMetrics] }),
+    ...(launch.targetsFile === undefined ? {} : { targetFiles: [launch.targetsFile] }),
+  };
+  const instances = launch.targetsFile === undefined ? launch.urls.map((url) => new URL(url).host) : [];
+  return { instances, discovered };
 }
 
 const HELP = `studio-serve prometheus: a Prometheus scrape config and alerting rules for vLLM instances.

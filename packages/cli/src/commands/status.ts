@@ -220,6 +220,7 @@ async function instancesOf(port: number, io: CliIo): Promise<string[]> {
     throw new UsageError(`--launch: no launch runs on port ${port} for this user`);
   }
   if (launch.killed !== undefined) io.err(`studio-serve: ${launch.killed}\n`);
+  if (launch.lifeCycle !== undefined) io.err(`studio-serve: ${launch.lifeCycle}\n`);
   if (launch.frontDoorMetrics !== undefined) {
     io.err(
       `studio-serve: the front door's own metrics (HAProxy's, for Prometheus): http://${launch.frontDoorMetrics}/metrics\n`,

@@ -72,3 +72,17 @@ export async function listGpuIds(
   }));
   return { kind: "listed", gpus };
 }
+
+/**
+ * The GPUs (by UUID) on which a process holds memory: `--query-compute-apps`, one row per process (a
+ * fine-tuning job, another launch, this launch's own vLLM). A GPU none of them uses is free to start on.
+ */
+export async function listBusyGpuUuids(env: NodeJS.ProcessEnv): Promise<SmiAnswer<string>> {
+  const answer = await runNvidiaSmi(["--query-compute-apps=gpu_uuid", "--format=csv,noheader"], env, 10_000);
+  if (answer.kind !== "ok") return answer;
+  const uuids = answer.text
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => /^GPU-[0-9a-fA-F-]+$/.test(line));
+  return { kind: "listed", gpus: [...new Set(uuids)] };
+}

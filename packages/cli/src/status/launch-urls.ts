@@ -1,7 +1,13 @@
-import { isThisMachine } from "@finetune-studio/internal";
+import { join } from "node:path";
+import { escapeForTerminal, isThisMachine } from "@finetune-studio/internal";
 import type { CliIo } from "../shared/io.js";
 import { callControl } from "../supervise/control.js";
-import { describeParts, type LaunchState, readLaunchState } from "../supervise/launch-state.js";
+import {
+  describeParts,
+  type LaunchState,
+  readLaunchState,
+  SCRAPE_TARGETS_FILE,
+} from "../supervise/launch-state.js";
 import { controlSocketOf, findLaunch, runtimeDirOf } from "../supervise/runtime-dir.js";
 
 /** The instances of the launch serving on a port: their root URLs, and what to say of a killed launch. */
@@ -11,6 +17,10 @@ export interface LaunchUrls {
   killed: string | undefined;
   /** Where the front door (HAProxy) serves its own Prometheus metrics, `127.0.0.1:port`; none for a launch of one. */
   frontDoorMetrics: string | undefined;
+  /** An elastic launch's file of scrape targets (file_sd), rewritten as its instances come and go. */
+  targetsFile: string | undefined;
+  /** Each instance's state in its life cycle and an elastic fleet's last decision, as the state file says. */
+  lifeCycle: string | undefined;
 }
 
 /**
@@ -25,15 +35,41 @@ export async function launchUrls(port: number, io: CliIo): Promise<LaunchUrls | 
   });
   if (outcome === true) {
     // The running launch's state file records the port; it is written before the instances start.
-    return { urls: lines, killed: undefined, frontDoorMetrics: metricsOf(readLaunchState(dir)) };
+    const state = readLaunchState(dir);
+    return {
+      urls: lines,
+      killed: undefined,
+      frontDoorMetrics: metricsOf(state),
+      lifeCycle: lifeCycleOf(state),
+      targetsFile: state?.autoscaler === undefined ? undefined : join(dir, SCRAPE_TARGETS_FILE),
+    };
   }
   const found = await findLaunch(dir);
   if (found.kind !== "left") return undefined;
   return {
     urls: found.state.instances.map((instance) => `http://127.0.0.1:${instance.port}`),
     frontDoorMetrics: metricsOf(found.state),
+    lifeCycle: lifeCycleOf(found.state),
+    // A killed launch no longer rewrites it: its instances stay as they are, listed.
+    targetsFile: undefined,
     killed: `the launch on port ${port} (pid ${found.state.launch.pid}) was killed; ${describeParts(found.parts)} still run. \`studio-serve stop --port ${port}\` stops them; a new launch on the port does too.`,
   };
+}
+
+/**
+ * "instances on ports 8001 serving, 8002 asleep; autoscaler 1..3: hold (why), 12:00:01": what the table
+ * cannot say (an instance asleep still answers /health). Undefined for older state files without states.
+ */
+function lifeCycleOf(state: LaunchState | undefined): string | undefined {
+  if (state === undefined || state.instances.every((instance) => instance.state === undefined))
+    return undefined;
+  const instances = state.instances.map((instance) => `${instance.port} ${instance.state ?? "unknown"}`);
+  const scaler = state.autoscaler;
+  const last =
+    scaler === undefined
+      ? ""
+      : `; autoscaler ${scaler.range}: ${scaler.action} (${escapeForTerminal(scaler.reason)}), ${new Date(scaler.atMs).toTimeString().slice(0, 8)}`;
+  return `instances on ports ${instances.join(", ")}${last}`;
 }
 
 function metricsOf(state: LaunchState | undefined): string | undefined {

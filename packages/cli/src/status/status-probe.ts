@@ -294,3 +294,17 @@ function modelsShown(list: { data: { id?: unknown; parent?: unknown }[] }) {
   }
   return models;
 }
+
+/**
+ * One read of an instance's `/metrics` as `status` reads it (the chat client bounds its size and time and
+ * refuses redirects): the page, or why it could not be read. The autoscaler reads its instances by it.
+ */
+export function readMetricsPage(
+  url: string,
+  timeoutMs: number,
+  maxResponseBytes: number,
+  signal: AbortSignal,
+): Promise<MetricsScrape | string> {
+  const chat = createChatClient({ baseUrl: url, timeoutMs, maxRetries: 0, maxResponseBytes });
+  return scrapeMetrics(chat, signal, timeoutMs);
+}

@@ -56,4 +56,6 @@ export interface Balancer {
   set(index: number, state: ServerState): Promise<void>;
   /** Requests the instance is serving or holds in its queue. */
   openRequests(index: number): Promise<number>;
+  /** Requests the balancer holds for a free slot on any instance (the autoscaler counts them as waiting). */
+  queued(): Promise<number>;
 }

@@ -5,6 +5,7 @@ import { type CliIo, UsageError } from "../shared/io.js";
 import type { ParsedServeArgs } from "../shared/serve-args.js";
 import { directDoor } from "./direct-door.js";
 import type { Door } from "./door.js";
+import { elasticStart } from "./elastic.js";
 import { haproxyDoor } from "./haproxy-door.js";
 import { runtimeDirOf } from "./runtime-dir.js";
 import { Supervisor } from "./supervisor.js";
@@ -39,18 +40,22 @@ export async function runFleet(
       helpFor,
     );
   }
-  const extraEnv = layout.runtimeLora ? { VLLM_ALLOW_RUNTIME_LORA_UPDATING: "True" } : {};
+  const elastic = await elasticStart(parsed, layout, io, planGpu);
+  const extraEnv = {
+    ...(layout.runtimeLora ? { VLLM_ALLOW_RUNTIME_LORA_UPDATING: "True" } : {}),
+    ...elastic.extraEnv,
+  };
   const dir = runtimeDirOf(port, io.env);
   // A launch of one is a launch like another: its directory, state and control socket let `status
   // --launch`, `stop`, `reload` and `adapter` find it, and a launch after a kill stop what it left.
   const door: Door =
     layout.gpus.length === 0
       ? directDoor(plan, extraEnv, io)
-      : await haproxyDoor({ parsed, layout, plan, extraEnv, io, planGpu, helpFor, dir });
+      : await haproxyDoor({ ...elastic, plan, extraEnv, io, planGpu, helpFor, dir });
   if (layout.runtimeLora) {
     io.err(
       "studio-serve: --runtime-lora: vLLM lets anyone who can call it load adapters from paths on this machine; use it on trusted networks only\n",
     );
   }
-  return await new Supervisor(plan, io, dir, apiKey, door).run();
+  return await new Supervisor(plan, io, dir, apiKey, door, elastic.scaler).run();
 }

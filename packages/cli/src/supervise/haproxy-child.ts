@@ -16,6 +16,8 @@ export interface FrontDoor {
   maxConnections: number;
   /** HAProxy's own Prometheus exporter, on 127.0.0.1 only. */
   metricsPort: number;
+  /** Servers in service from the start: the rest are an elastic fleet's spare slots, in maintenance. */
+  enabledServers: number;
   /** How it picks an instance (--routing), and the header that names a session (--session-header). */
   routing: { policy: RoutingPolicy; sessionHeader: string | undefined };
 }
@@ -42,6 +44,7 @@ export function startHaproxy(haproxyPath: string, dir: string, door: FrontDoor, 
       maxNumSeqs: door.maxNumSeqs,
       maxConnections: door.maxConnections,
       metricsPort: door.metricsPort,
+      enabledServers: door.enabledServers,
       routing: door.routing.policy,
       ...(door.routing.sessionHeader === undefined ? {} : { sessionHeader: door.routing.sessionHeader }),
     }),

@@ -11,7 +11,7 @@ import type { Balancer, Door } from "./door.js";
 import { frontDoorLimit, instanceBatch } from "./front-door-limit.js";
 import { missingGpus } from "./gpus.js";
 import { type FrontDoor, runtimeSocketOf, startHaproxy } from "./haproxy-child.js";
-import { openRequests, setServerState } from "./haproxy-runtime.js";
+import { openRequests, queuedRequests, setServerState } from "./haproxy-runtime.js";
 import { fleetInstance, type Instance, type Slot } from "./instance.js";
 import type { FleetLayout } from "./types.js";
 
@@ -56,6 +56,8 @@ export async function haproxyDoor(input: HaproxyDoorInput): Promise<Door> {
     maxConnections: frontDoorLimit(layout, maxNumSeqs, io, helpFor),
     metricsPort: frontDoorMetricsPort(port, layout.gpus.length),
     routing: layout.routing,
+    // An elastic fleet starts MIN instances; the slots past them wait in maintenance for the autoscaler.
+    enabledServers: layout.scaling?.min ?? layout.gpus.length,
   };
   checkPortRange(settings, helpFor);
   let group: ProcessGroup | undefined;
@@ -66,7 +68,7 @@ export async function haproxyDoor(input: HaproxyDoorInput): Promise<Door> {
   };
   return {
     describe: (instances) => `HAProxy and its ${instances} vLLM instances`,
-    slots: layout.gpus.map((gpu, i) => slotFor(i, gpu) as Slot),
+    slots: layout.gpus.slice(0, settings.enabledServers).map((gpu, i) => slotFor(i, gpu) as Slot),
     slotFor,
     instanceFor: (slot, hooks) =>
       fleetInstance(parsed, { ...slot, gpu: slot.gpu ?? "" }, extraEnv, io, hooks),
@@ -77,7 +79,7 @@ export async function haproxyDoor(input: HaproxyDoorInput): Promise<Door> {
       return await checkGpus(layout, io);
     },
     checkPorts: () => checkPortsFree(settings, io),
-    announceStart: (instances) => announceStart(instances, settings, io),
+    announceStart: (instances) => announceStart(instances, io),
     async open(stop, hooks) {
       group = startHaproxy(haproxyPath, input.dir, settings, io);
       hooks.spawned();
@@ -108,6 +110,7 @@ export function runtimeBalancer(dir: string): Balancer {
   return {
     set: (index, state) => setServerState(socket, index, state),
     openRequests: (index) => openRequests(socket, index),
+    queued: () => queuedRequests(socket),
   };
 }
 
@@ -148,10 +151,12 @@ async function checkGpus(layout: FleetLayout, io: CliIo): Promise<number | undef
       asked.length === layout.gpus.length
         ? ""
         : `${layout.gpus.length} instances of ${asked.length / layout.gpus.length} GPUs need ${asked.length}; `;
+    // A MAX the machine cannot hold is a range to fix, as a usage error: the fleet could never reach it.
+    const elastic = layout.scaling === undefined ? "" : `MAX ${layout.scaling.max}: `;
     io.err(
-      `studio-serve: ${layout.gpusFlag}: ${need}this machine has no GPU ${missing.map((gpu) => escapeForTerminal(gpu)).join(", ")} (nvidia-smi -L lists them)\n`,
+      `studio-serve: ${layout.gpusFlag}: ${elastic}${need}this machine has no GPU ${missing.map((gpu) => escapeForTerminal(gpu)).join(", ")} (nvidia-smi -L lists them)\n`,
     );
-    return ExitCode.Failure;
+    return layout.scaling === undefined ? ExitCode.Failure : ExitCode.Usage;
   }
   return undefined;
 }
@@ -171,10 +176,10 @@ async function checkPortsFree(door: FrontDoor, io: CliIo): Promise<number | unde
   return undefined;
 }
 
-function announceStart(instances: readonly Instance[], door: FrontDoor, io: CliIo): void {
+function announceStart(instances: readonly Instance[], io: CliIo): void {
   const gpus = instances.map((i) => i.gpu).join(instances.some((i) => i.gpu?.includes(",")) ? " | " : ", ");
   io.err(
-    `studio-serve: starting ${instances.length} vLLM instances (GPUs ${gpus}; ports ${door.instancePorts.join(", ")} on 127.0.0.1)\n`,
+    `studio-serve: starting ${instances.length} vLLM instances (GPUs ${gpus}; ports ${instances.map((i) => i.port).join(", ")} on 127.0.0.1)\n`,
   );
 }
 
@@ -223,10 +228,16 @@ async function waitForListening(host: string, port: number, stop: AbortSignal): 
 function announceReady(door: FrontDoor, plan: LaunchSettings, io: CliIo): void {
   const { port } = door;
   io.out(
-    `ready: ${plan.built.client.baseURL} serves "${plan.built.client.model}" through HAProxy over ${door.instancePorts.length} vLLM instances\n` +
+    `ready: ${plan.built.client.baseURL} serves "${plan.built.client.model}" through HAProxy over ${fleetSize(door)} vLLM instances\n` +
       `front door metrics (Prometheus): http://127.0.0.1:${door.metricsPort}/metrics; \`studio-serve prometheus --launch ${port} --out DIR\` scrapes it and the instances\n`,
   );
   io.err(
     `studio-serve: SIGHUP (kill -HUP ${process.pid}) or \`studio-serve reload --port ${port}\` restarts the instances one at a time; Ctrl-C or \`studio-serve stop --port ${port}\` stops everything\n`,
   );
+}
+
+/** "2", or for an elastic fleet "1 (up to 3, as load asks)". */
+function fleetSize(door: FrontDoor): string {
+  const max = door.instancePorts.length;
+  return door.enabledServers === max ? String(max) : `${door.enabledServers} (up to ${max}, as load asks)`;
 }

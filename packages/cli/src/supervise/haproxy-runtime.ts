@@ -74,3 +74,15 @@ export function parseStat(text: string): Record<string, string>[] {
     .filter((line) => line.trim() !== "")
     .map((line) => Object.fromEntries(line.split(",").map((value, i) => [names[i] ?? `#${i}`, value])));
 }
+
+/**
+ * Requests HAProxy holds for a free slot: every instance runs at most --max-num-seqs, so past that the front
+ * door queues (in the backend's queue, or a server's own for a request routed to it) where vLLM would have.
+ * The sum of `qcur` over the backend's rows, its own and its servers'.
+ */
+export async function queuedRequests(socket: string): Promise<number> {
+  const rows = parseStat(await runtimeCommand(socket, "show stat")).filter(
+    (entry) => entry.pxname === HAPROXY_BACKEND,
+  );
+  return rows.reduce((sum, entry) => sum + (Number(entry.qcur) || 0), 0);
+}

@@ -2,6 +2,7 @@ import { type ChildExit, exitCodeOf } from "@finetune-studio/internal";
 import type { LaunchEvent } from "../instance/events.js";
 import { type LaunchSettings, readLaunchSettings } from "../instance/launch-settings.js";
 import type { Prepared } from "../instance/preflight.js";
+import { smokeCompletion } from "../instance/smoke.js";
 import { type RunningVllm, startVllm } from "../instance/vllm-process.js";
 import type { CliIo } from "../shared/io.js";
 import type { ParsedServeArgs } from "../shared/serve-args.js";
@@ -44,6 +45,8 @@ export class Instance implements StartSetup {
   #recorded = false;
   /** A stop was asked for this run: its exit is expected. */
   #stopAsked = false;
+  /** The process whose exit is watched (once, though it serves again after a sleep). */
+  #watched: RunningVllm | undefined;
 
   constructor(slot: Slot, plan: LaunchSettings, io: CliIo, label: string, hooks: InstanceHooks) {
     this.index = slot.index;
@@ -106,9 +109,30 @@ export class Instance implements StartSetup {
 
   #watch(): void {
     const vllm = this.#vllm;
+    if (vllm === this.#watched) return;
+    this.#watched = vllm;
     void vllm?.exited.then((exit) => {
       if (this.#vllm === vllm && !this.#stopAsked && this.state !== "stopped") this.#hooks.exited(this, exit);
     });
+  }
+
+  /**
+   * draining → asleep: vLLM's sleep mode, level 1 (`POST /sleep?level=1`, a dev-mode route): its weights go
+   * to host memory and its GPU memory is freed; the process stays. Throws with vLLM's answer if it refuses.
+   */
+  async sleep(signal: AbortSignal): Promise<void> {
+    await postDevRoute(this.plan.built.client.rootURL, "/sleep?level=1", signal);
+    this.#life.to("asleep");
+  }
+
+  /**
+   * asleep → starting: `POST /wake_up`, then a one-token completion on its own port, so it is admitted only
+   * once it answers again. Throws (it stays starting; the caller stops it) when either fails.
+   */
+  async wake(signal: AbortSignal): Promise<void> {
+    this.#life.to("starting");
+    await postDevRoute(this.plan.built.client.rootURL, "/wake_up", signal);
+    await smokeCompletion(this.plan.chat, this.plan.built.client.model, signal);
   }
 
   /** vLLM exited on its own: the ending the supervisor chose is recorded, and the instance is stopped. */
@@ -149,6 +173,39 @@ export class Instance implements StartSetup {
   kill(): void {
     this.#vllm?.group.kill();
   }
+}
+
+/** A sleep or a wake copies the weights between GPU and host memory: seconds, minutes for a large model. */
+const DEV_ROUTE_TIMEOUT_MS = 300_000;
+/** What is kept of a refusal's body, for the message. */
+const MAX_REFUSAL_BYTES = 2048;
+
+/** POSTs one of vLLM's dev-mode routes on an instance's own (loopback) port; throws unless it answers 200. */
+async function postDevRoute(root: string, path: string, signal: AbortSignal): Promise<void> {
+  const deadline = AbortSignal.any([signal, AbortSignal.timeout(DEV_ROUTE_TIMEOUT_MS)]);
+  const response = await fetch(`${root}${path}`, { method: "POST", redirect: "error", signal: deadline });
+  const body = await boundedText(response);
+  if (response.status !== 200) {
+    const said = body.trim().split("\n")[0] ?? "";
+    throw new Error(
+      `POST ${path} answered ${response.status}${said === "" ? "" : `: ${said.slice(0, 200)}`}`,
+    );
+  }
+}
+
+async function boundedText(response: Response): Promise<string> {
+  const reader = response.body?.getReader();
+  if (reader === undefined) return "";
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  while (size < MAX_REFUSAL_BYTES) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    size += value.length;
+  }
+  await reader.cancel().catch(() => {});
+  return Buffer.concat(chunks).toString("utf8").slice(0, MAX_REFUSAL_BYTES);
 }
 
 /**

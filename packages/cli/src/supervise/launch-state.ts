@@ -23,6 +23,20 @@ export interface LaunchState {
   /** The port on 127.0.0.1 where the front door's HAProxy serves its own Prometheus metrics; none for a launch of one. */
   metricsPort?: number | undefined;
   instances: RecordedInstance[];
+  /** An elastic fleet's autoscaler: its range and its last decision, with why. */
+  autoscaler?: AutoscalerRecord | undefined;
+}
+
+/** What `status --launch` shows of an elastic fleet's autoscaler. */
+export interface AutoscalerRecord {
+  /** `MIN..MAX`. */
+  range: string;
+  /** up, down or hold; none before its first read of the instances. */
+  action: "up" | "down" | "hold" | "none";
+  /** Why, with the signals that caused it. */
+  reason: string;
+  /** When it decided, milliseconds since the epoch. */
+  atMs: number;
 }
 
 export interface RecordedInstance {
@@ -40,6 +54,24 @@ const MAX_STATE_BYTES = 64 * 1024;
 export function recordGroup(pgid: number | undefined): RecordedGroup | undefined {
   const startTicks = pgid === undefined ? undefined : processStartTicks(pgid);
   return pgid === undefined || startTicks === undefined ? undefined : { pgid, startTicks };
+}
+
+/**
+ * The file of an elastic launch's instances Prometheus discovers (file_sd_configs): rewritten, by a rename,
+ * as instances come and go, so `prometheus --launch P`'s config scrapes them without a restart.
+ */
+export const SCRAPE_TARGETS_FILE = "prometheus-targets.json";
+
+/** The instances with a vLLM answering /metrics (serving, draining or asleep), as file_sd's JSON. */
+export function writeScrapeTargets(dir: string, state: LaunchState): void {
+  const answering = state.instances.filter(
+    (instance) =>
+      instance.state === "serving" || instance.state === "draining" || instance.state === "asleep",
+  );
+  const targets = answering.map((instance) => `127.0.0.1:${instance.port}`);
+  writeFilesTogether(dir, [
+    { name: SCRAPE_TARGETS_FILE, text: `${JSON.stringify([{ targets, labels: {} }])}\n` },
+  ]);
 }
 
 export function writeLaunchState(dir: string, state: LaunchState): void {
@@ -68,11 +100,26 @@ export function readLaunchState(dir: string): LaunchState | undefined {
           typeof instance.gpu === "string" &&
           (instance.state === undefined || INSTANCE_STATES.includes(instance.state)),
       ) &&
-      (value.metricsPort === undefined || Number.isInteger(value.metricsPort));
+      (value.metricsPort === undefined || Number.isInteger(value.metricsPort)) &&
+      (value.autoscaler === undefined || isAutoscalerRecord(value.autoscaler));
     return valid ? value : undefined;
   } catch {
     return undefined;
   }
+}
+
+function isAutoscalerRecord(value: unknown): value is AutoscalerRecord {
+  const record = value as AutoscalerRecord;
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof record.range === "string" &&
+    /^\d{1,2}\.\.\d{1,2}$/.test(record.range) &&
+    ["up", "down", "hold", "none"].includes(record.action) &&
+    typeof record.reason === "string" &&
+    record.reason.length <= 1000 &&
+    Number.isFinite(record.atMs)
+  );
 }
 
 function isGroup(value: unknown): value is RecordedGroup {

@@ -1,5 +1,17 @@
-import type { RoutingPolicy } from "@finetune-studio/serve-kit";
-import { checkRoutingPolicy, checkSessionHeader } from "@finetune-studio/serve-kit/internal";
+import { DEFAULT_SCALE_SIGNALS, type RoutingPolicy } from "@finetune-studio/serve-kit";
+import {
+  checkRoutingPolicy,
+  checkSessionHeader,
+  isElastic,
+  type ScalingRange,
+} from "@finetune-studio/serve-kit/internal";
+import {
+  AUTOSCALE_FLAGS,
+  DEFAULT_SCALE_DOWN_AFTER_SECONDS,
+  IDLE_FLAG,
+  SCALE_DOWN_AFTER_FLAG,
+  SCALE_ON_FLAG,
+} from "../shared/autoscale-flags.js";
 import {
   GPUS_FLAG,
   INSTANCES_FLAG,
@@ -10,7 +22,7 @@ import {
 import { inHelp, UsageError } from "../shared/io.js";
 import type { ParsedServeArgs } from "../shared/serve-args.js";
 import { quoted } from "../shared/values.js";
-import type { FleetLayout } from "./types.js";
+import type { AutoscaleSettings, FleetLayout } from "./types.js";
 
 /**
  * Session routing costs nothing for a request without the session header (it goes least-busy, as before)
@@ -39,19 +51,22 @@ export function parseLayout(parsed: ParsedServeArgs): FleetLayout {
       "--runtime-lora: vLLM serves a full model without LoRA, so no adapter could ever load; use launch lora BASE --adapter NAME=PATH --runtime-lora",
       helpFor,
     );
-  const { instances, listed, maxConnections } = inHelp(helpFor, () => ({
-    instances: parsed.get(INSTANCES_FLAG),
+  const { range, listed, maxConnections } = inHelp(helpFor, () => ({
+    range: parsed.get(INSTANCES_FLAG),
     listed: parsed.get(GPUS_FLAG),
     maxConnections: parsed.get(MAX_CONNECTIONS_FLAG),
   }));
   const routing = parseRouting(values.routing, values["session-header"], helpFor);
+  const scaling = parseScaling(parsed, range, helpFor);
+  // A range holds slots (GPUs, ports, HAProxy servers) for its MAX; a fixed fleet's MIN is its MAX.
+  const instances = range?.max;
   if (instances === undefined && listed === undefined) {
     for (const [flag, what] of Object.entries(FRONT_DOOR_FLAGS)) {
       if (values[flag] !== undefined) {
         throw new UsageError(`--${flag}: sets HAProxy's ${what}, so it needs --instances or --gpus`, helpFor);
       }
     }
-    return { gpus: [], gpusFlag: "--instances", runtimeLora, maxConnections: undefined, routing };
+    return { gpus: [], gpusFlag: "--instances", runtimeLora, maxConnections: undefined, routing, scaling };
   }
   // A bad value is the builder's to refuse, by its rule, before anything starts.
   const tp = parsed.options.tensorParallelSize;
@@ -80,7 +95,32 @@ export function parseLayout(parsed: ParsedServeArgs): FleetLayout {
     all.slice(i * perInstance, (i + 1) * perInstance).join(","),
   );
   const gpusFlag = listed === undefined ? "--instances" : "--gpus";
-  return { gpus: groups, gpusFlag, runtimeLora, maxConnections, routing };
+  return { gpus: groups, gpusFlag, runtimeLora, maxConnections, routing, scaling };
+}
+
+/**
+ * An elastic fleet's settings, with `--instances MIN..MAX`; undefined for a fixed one, which takes none of
+ * the scaling flags (refused, naming the flag, so a typo in the range is not silently a fixed fleet).
+ */
+function parseScaling(
+  parsed: ParsedServeArgs,
+  range: ScalingRange | undefined,
+  helpFor: string,
+): AutoscaleSettings | undefined {
+  if (range === undefined || !isElastic(range)) {
+    const given = AUTOSCALE_FLAGS.find((flag) => parsed.values[flag.name] !== undefined);
+    if (given !== undefined) {
+      const fixed = range === undefined ? "" : ` (given --instances ${range.min}, a fixed fleet)`;
+      throw new UsageError(`--${given.name}: needs a range --instances MIN..MAX${fixed}`, helpFor);
+    }
+    return undefined;
+  }
+  return inHelp(helpFor, () => ({
+    ...range,
+    signals: parsed.get(SCALE_ON_FLAG) ?? { ...DEFAULT_SCALE_SIGNALS },
+    downAfterMs: (parsed.get(SCALE_DOWN_AFTER_FLAG) ?? DEFAULT_SCALE_DOWN_AFTER_SECONDS) * 1000,
+    idle: parsed.get(IDLE_FLAG) ?? "stop",
+  }));
 }
 
 /**

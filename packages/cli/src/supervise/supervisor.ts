@@ -6,17 +6,32 @@ import type { LaunchSettings } from "../instance/launch-settings.js";
 import { describeExit, reportLastLines } from "../instance/report.js";
 import { ExitCode } from "../shared/exit-codes.js";
 import type { CliIo } from "../shared/io.js";
+import { messageOf } from "../shared/messages.js";
 import { changeAdapter, reapplyAdapters } from "./adapters.js";
 import { type ControlRequest, serveControl } from "./control.js";
 import type { Balancer, Door } from "./door.js";
 import { type DrainOutcome, untilDrained } from "./drain.js";
 import type { Instance, InstanceHooks } from "./instance.js";
 import { crashedEvent } from "./instance-start.js";
-import { recordGroup, writeLaunchState } from "./launch-state.js";
+import {
+  type AutoscalerRecord,
+  type LaunchState,
+  recordGroup,
+  writeLaunchState,
+  writeScrapeTargets,
+} from "./launch-state.js";
 import { reload } from "./reload.js";
 import { controlSocketOf, makeRuntimeDir } from "./runtime-dir.js";
 import { withSignalsOwned } from "./signals.js";
 import type { Fleet, RunningReload } from "./types.js";
+
+/** What runs beside an elastic fleet once it serves (autoscaler.ts), and what it last decided. */
+export interface Scaler {
+  run(): Promise<void>;
+  readonly record: AutoscalerRecord;
+  /** A step (an instance starting, waking, draining) is under way: a reload waits for it to end. */
+  readonly busy: boolean;
+}
 
 /**
  * The one owner of a launch's processes, for a launch of one and a fleet alike (what differs is its Door):
@@ -39,6 +54,7 @@ export class Supervisor implements Fleet {
   #ready = false;
   /** The state file may be written: the directory is launch's and not removed yet. */
   #recording = false;
+  #scaler: Scaler | undefined;
   readonly #hooks: InstanceHooks = {
     changed: () => this.saveState(),
     exited: (instance, exit) => this.#instanceExited(instance, exit),
@@ -50,8 +66,10 @@ export class Supervisor implements Fleet {
     readonly dir: string,
     readonly apiKey: string | undefined,
     door: Door,
+    scaler?: (supervisor: Supervisor) => Scaler,
   ) {
     this.#door = door;
+    this.#scaler = scaler?.(this);
   }
 
   get instances(): readonly Instance[] {
@@ -137,7 +155,12 @@ export class Supervisor implements Fleet {
     if (closed !== undefined || this.stopped.aborted) return closed ?? this.#exitCode ?? ExitCode.Ok;
     this.#ready = true;
     this.#door.announceReady(Math.max(...results.map(Number)));
+    // The autoscaler steers the fleet from here, never in the data path; it ends when launch stops.
+    const scaling = this.#scaler?.run().catch((error) => {
+      this.io.err(`studio-serve: autoscaler: stopped by an error: ${escapeForTerminal(messageOf(error))}\n`);
+    });
     await untilAborted(this.stopped);
+    await scaling;
     return (
       this.#exitCode ??
       (instances.some((instance) => instance.state === "serving") ? ExitCode.Ok : ExitCode.Failure)
@@ -163,10 +186,19 @@ export class Supervisor implements Fleet {
       this.#end(this.#door.exitCodeWhenNoneLeft(exit));
       return;
     }
+    void this.balancer?.set(instance.index, "maint").catch(() => {});
+    if (this.#scaler !== undefined) {
+      // An elastic fleet frees its slot and GPUs: the autoscaler starts another when MIN or the load asks.
+      this.#instances.splice(this.#instances.indexOf(instance), 1);
+      this.saveState();
+      this.io.err(
+        `studio-serve: ${instance.label}the others serve its share; the autoscaler replaces it when MIN or the load asks\n`,
+      );
+      return;
+    }
     this.io.err(
       `studio-serve: ${instance.label}the others serve its share; \`studio-serve reload\` starts it again\n`,
     );
-    void this.balancer?.set(instance.index, "maint").catch(() => {});
   }
 
   #reportExit(instance: Instance, exit: ChildExit): LaunchEvent & { event: "stopped" | "crashed" } {
@@ -199,6 +231,7 @@ export class Supervisor implements Fleet {
   /** SIGHUP: a rolling reload where the instances can drain; a launch of one stops, as on SIGTERM. */
   hangUp(): void {
     if (this.balancer === undefined) this.stopOn("SIGHUP");
+    else if (this.#scaler?.busy) this.io.err(`studio-serve: reload: ${SCALER_BUSY}\n`);
     else void reload(this);
   }
 
@@ -239,6 +272,10 @@ export class Supervisor implements Fleet {
       say("the launch is still starting its instances; try again once it is ready");
       return false;
     }
+    if (request.op === "reload" && this.#scaler?.busy) {
+      say(`reload: ${SCALER_BUSY}`);
+      return false;
+    }
     if (request.op === "reload") return await reload(this, say);
     return await changeAdapter(this, request, say);
   }
@@ -247,7 +284,7 @@ export class Supervisor implements Fleet {
   saveState(): void {
     if (!this.#recording) return;
     const { host, port } = this.plan.built.listen;
-    writeLaunchState(this.dir, {
+    const state: LaunchState = {
       launch: { pid: process.pid, startTicks: processStartTicks(process.pid) ?? "0" },
       host,
       port,
@@ -259,7 +296,11 @@ export class Supervisor implements Fleet {
         state: instance.state,
         group: recordGroup(instance.pgid),
       })),
-    });
+      ...(this.#scaler === undefined ? {} : { autoscaler: this.#scaler.record }),
+    };
+    writeLaunchState(this.dir, state);
+    // An elastic fleet's instances come and go: Prometheus follows them in a file it watches.
+    if (this.#scaler !== undefined) writeScrapeTargets(this.dir, state);
   }
 
   // The operations reload and the autoscaler move instances by.
@@ -291,9 +332,51 @@ export class Supervisor implements Fleet {
   async drainAndStop(instance: Instance, reason: string, say?: (line: string) => void): Promise<boolean> {
     const outcome = await this.drain(instance, say);
     if (outcome === "alone") return false;
+    await this.#remove(instance, reason);
+    return true;
+  }
+
+  /** Its process group stopped and its slot freed. */
+  async #remove(instance: Instance, reason: string): Promise<void> {
     await instance.stop(reason);
-    this.#instances.splice(this.#instances.indexOf(instance), 1);
+    const at = this.#instances.indexOf(instance);
+    if (at >= 0) this.#instances.splice(at, 1);
     this.saveState();
+  }
+
+  /**
+   * The autoscaler's step down with `--idle sleep`: drained as drainAndStop drains it, then put to sleep
+   * (its weights in host memory, its GPU memory freed) and left out of the balancer. One that will not sleep
+   * is stopped instead (said). False when it could not be drained (alone, or launch stopping).
+   */
+  async drainAndSleep(instance: Instance, say: (line: string) => void): Promise<boolean> {
+    const outcome = await this.drain(instance, say);
+    if (outcome === "alone" || outcome === "stopping") return false;
+    try {
+      await instance.sleep(this.stopped);
+    } catch (error) {
+      if (this.stopped.aborted) return false;
+      say(`${instance.name} did not sleep (${escapeForTerminal(messageOf(error))}); stopping it instead`);
+      await this.#remove(instance, "did not sleep");
+    }
+    return true;
+  }
+
+  /**
+   * The autoscaler's step up from sleep: asleep → starting → serving, admitted once it answers a one-token
+   * completion on its own port. A wake that fails (the GPU's memory taken meanwhile) is said and the
+   * instance stopped, its slot freed, never retried: false, and the caller starts one cold instead.
+   */
+  async wake(instance: Instance, say: (line: string) => void): Promise<boolean> {
+    try {
+      await instance.wake(this.stopped);
+    } catch (error) {
+      if (this.stopped.aborted) return false;
+      say(`${instance.name}: the wake failed (${escapeForTerminal(messageOf(error))}); stopping it`);
+      await this.#remove(instance, "wake failed");
+      return false;
+    }
+    await this.admit(instance);
     return true;
   }
 
@@ -316,15 +399,15 @@ export class Supervisor implements Fleet {
     this.#instances.splice(index, 0, instance);
     const started = await instance.start(this.stopped);
     if (typeof started !== "number" || !(await reapplyAdapters(this, instance, say))) {
-      await instance.stop("did not come up");
-      this.#instances.splice(this.#instances.indexOf(instance), 1);
-      this.saveState();
+      await this.#remove(instance, "did not come up");
       return undefined;
     }
     await this.admit(instance);
     return instance;
   }
 }
+
+const SCALER_BUSY = "the autoscaler is moving an instance (see its last line); try again once it is done";
 
 function untilAborted(signal: AbortSignal): Promise<void> {
   return new Promise<void>((resolve) => {

@@ -1,5 +1,7 @@
 import type { RoutingPolicy } from "@finetune-studio/serve-kit";
+import type { ScaleSignals, ScalingRange } from "@finetune-studio/serve-kit/internal";
 import type { LaunchSettings } from "../instance/launch-settings.js";
+import type { IdleAction } from "../shared/autoscale-flags.js";
 import type { CliIo } from "../shared/io.js";
 import type { Instance } from "./instance.js";
 
@@ -20,6 +22,18 @@ export interface FleetLayout {
   maxConnections: number | undefined;
   /** How HAProxy picks an instance (--routing), and the header that names a session (--session-header). */
   routing: { policy: RoutingPolicy; sessionHeader: string | undefined };
+  /**
+   * With `--instances MIN..MAX`: the autoscaler's settings. `gpus` then holds MAX instances' GPUs, of which
+   * MIN start; undefined for a fixed fleet or a launch of one.
+   */
+  scaling: AutoscaleSettings | undefined;
+}
+
+/** An elastic fleet: MIN..MAX, the thresholds it grows past, its scale-down window and what idle means. */
+export interface AutoscaleSettings extends ScalingRange {
+  signals: ScaleSignals;
+  downAfterMs: number;
+  idle: IdleAction;
 }
 
 /** A rolling reload in progress: later triggers join it and hear the rest of its progress. */

@@ -20,7 +20,7 @@ export function startFleet(
   running: ManagedProcess[],
   port: number,
   env: NodeJS.ProcessEnv,
-  options: { instances?: number; more?: readonly string[]; serve?: readonly string[] } = {},
+  options: { instances?: number | string; more?: readonly string[]; serve?: readonly string[] } = {},
 ): ManagedProcess {
   const { instances = 2, more = [], serve = ["full", "acme/m"] } = options;
   const args = ["launch", ...serve, "--port", String(port), "--instances", String(instances)];
@@ -40,15 +40,21 @@ export function leftOver(ports: readonly number[], dir: string): string[] {
     );
 }
 
-/** A PATH directory with an `nvidia-smi -L` that lists `count` GPUs. */
-export function smiListing(count: number): string {
+/** The UUID the stand-in nvidia-smi gives GPU `index`. */
+export function smiUuid(index: number): string {
+  return `GPU-${String(index).padStart(8, "0")}-2222-3333-4444-555555555555`;
+}
+
+/**
+ * A PATH directory with an `nvidia-smi -L` that lists `count` GPUs, and whose `--query-compute-apps` says a
+ * process (a fine-tuning job) holds memory on each GPU of `busy`.
+ */
+export function smiListing(count: number, busy: readonly number[] = []): string {
   const bin = tempDir("smi-");
-  const lines = Array.from(
-    { length: count },
-    (_, i) =>
-      `echo 'GPU ${i}: NVIDIA H100 (UUID: GPU-${String(i).padStart(8, "0")}-2222-3333-4444-555555555555)'`,
-  );
-  writeFileSync(join(bin, "nvidia-smi"), `#!/bin/sh\n${lines.join("\n")}\n`);
+  const lines = Array.from({ length: count }, (_, i) => `echo 'GPU ${i}: NVIDIA H100 (UUID: ${smiUuid(i)})'`);
+  const apps = busy.map((i) => `echo '${smiUuid(i)}'`);
+  const script = `case "$1" in\n--query-compute-apps*)\n${apps.join("\n")}\n;;\n*)\n${lines.join("\n")}\n;;\nesac`;
+  writeFileSync(join(bin, "nvidia-smi"), `#!/bin/sh\n${script}\n`);
   chmodSync(join(bin, "nvidia-smi"), 0o755);
   return bin;
 }

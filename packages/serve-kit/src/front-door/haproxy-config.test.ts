@@ -34,6 +34,19 @@ describe("haproxyConfig", () => {
     expect(checkWithHaproxy(everything)).toMatch(/Configuration file is valid/);
   });
 
+  it("holds an elastic fleet's spare slots out of service (disabled) until launch readies them", () => {
+    const servers = ["127.0.0.1:8001", "127.0.0.1:8002", "127.0.0.1:8003"];
+    const spare = haproxyConfig({ servers, listen: 8000, enabledServers: 1, routing: "session" });
+    expect(checkWithHaproxy(spare)).toMatch(/Configuration file is valid/);
+    expect(spare).toMatch(/^ {4}server vllm-0 127\.0\.0\.1:8001$/m);
+    expect(spare).toMatch(/^ {4}server vllm-1 127\.0\.0\.1:8002 disabled$/m);
+    expect(spare).toMatch(/^ {4}server vllm-2 127\.0\.0\.1:8003 disabled$/m);
+    expect(config).not.toMatch(/disabled/);
+    for (const enabledServers of [0, 4, 1.5]) {
+      expect(() => haproxyConfig({ servers, listen: 8000, enabledServers })).toThrow(ServeConfigError);
+    }
+  });
+
   it("sends each request to the least busy instance, keeps instance connections open, retries refusals elsewhere", () => {
     expect(config).toMatch(/backend vllm\n[\s\S]*balance leastconn/);
     expect(config).not.toMatch(/http-server-close|httpclose|http-reuse never/);

@@ -62,6 +62,12 @@ export interface HaproxyConfigOptions {
    * code, queues and each instance's state. None when absent.
    */
   metricsPort?: number;
+  /**
+   * Servers from this index on start in maintenance (HAProxy's `disabled`): slots an elastic fleet holds for
+   * instances it may add, readied through the runtime API (`set server ... state ready`) once one serves.
+   * Default: every server is in service.
+   */
+  enabledServers?: number;
 }
 
 /** The most sequences vLLM batches by default, on the largest GPUs (the engine-option table's default). */
@@ -134,6 +140,8 @@ interface FrontDoorSettings {
   routing: RoutingPolicy;
   sessionHeader: string;
   metricsPort: number | undefined;
+  /** Servers in service from the start; the rest start `disabled` (enabledServers). */
+  enabledServers: number;
 }
 
 const OPTION_KEYS = [
@@ -147,6 +155,7 @@ const OPTION_KEYS = [
   "routing",
   "sessionHeader",
   "metricsPort",
+  "enabledServers",
 ];
 
 function checkHaproxyOptions(options: HaproxyConfigOptions): FrontDoorSettings {
@@ -184,6 +193,10 @@ function checkHaproxyOptions(options: HaproxyConfigOptions): FrontDoorSettings {
     socket: input.runtimeSocket === undefined ? undefined : checkSocket(input.runtimeSocket),
     ...checkRouting(input.routing, input.sessionHeader),
     metricsPort,
+    enabledServers:
+      input.enabledServers === undefined
+        ? servers.length
+        : checkEnabledServers(input.enabledServers, servers.length),
   };
 }
 
@@ -276,7 +289,13 @@ function backendLines(door: FrontDoorSettings): string[] {
     "    http-check expect status 200",
     "    # Each instance runs at most --max-num-seqs requests, keyed or not; HAProxy queues the rest.",
     `    default-server check inter 2s fall 2 rise 2 maxconn ${door.maxNumSeqs}`,
-    ...door.servers.map(({ name, address }) => `    server ${name} ${address}`),
+    ...(door.enabledServers < door.servers.length
+      ? ["    # Slots for instances the fleet may add: out of service until launch readies each one."]
+      : []),
+    ...door.servers.map(
+      ({ name, address }, index) =>
+        `    server ${name} ${address}${index < door.enabledServers ? "" : " disabled"}`,
+    ),
     ...affinityBackendLines(door.routing, HAPROXY_BACKEND, door.servers),
     ...usableTrackerLines(door.routing, HAPROXY_BACKEND, door.servers),
   ];
@@ -284,6 +303,13 @@ function backendLines(door: FrontDoorSettings): string[] {
 function checkConnections(value: unknown): number {
   if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > MAX_FRONT_CONNECTIONS) {
     refuse("maxConnections", `must be a whole number from 1 to ${MAX_FRONT_CONNECTIONS}`, value);
+  }
+  return value;
+}
+
+function checkEnabledServers(value: unknown, servers: number): number {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > servers) {
+    refuse("enabledServers", `must be a whole number from 1 to the ${servers} servers`, value);
   }
   return value;
 }

@@ -25,6 +25,12 @@ export interface PrometheusConfigOptions {
    * `front-door`, apart from the vLLM job, whose `up` series the dashboard's instance variable lists.
    */
   frontDoorTargets?: readonly string[];
+  /**
+   * Files of vLLM targets Prometheus reads by file-based service discovery (absolute paths, `.json`, `.yml`
+   * or `.yaml`): it watches them and scrapes targets added or removed there without a restart (an elastic
+   * `launch` rewrites one as instances come and go). With them, `targets` may be empty.
+   */
+  targetFiles?: readonly string[];
 }
 
 /** The scrape job of the front doors' HAProxy metrics. */
@@ -48,10 +54,11 @@ export function prometheusConfig(options: PrometheusConfigOptions): string {
       "jobName",
       "rulesFile",
       "frontDoorTargets",
+      "targetFiles",
     ],
     "the Prometheus config",
   );
-  const targets = checkTargets(input.targets, "targets");
+  const { targets, files } = checkVllmTargets(input);
   const frontDoors =
     input.frontDoorTargets === undefined ? [] : checkTargets(input.frontDoorTargets, "frontDoorTargets");
   const scrape = checkSeconds(
@@ -79,7 +86,9 @@ export function prometheusConfig(options: PrometheusConfigOptions): string {
       {
         job_name: jobName,
         metrics_path: "/metrics",
-        static_configs: [{ targets }],
+        ...(targets.length === 0 ? {} : { static_configs: [{ targets }] }),
+        // Prometheus watches the files (inotify) and re-reads them at this interval in case a change was missed.
+        ...(files.length === 0 ? {} : { file_sd_configs: [{ files, refresh_interval: "30s" }] }),
       },
       ...(frontDoors.length === 0
         ? []
@@ -108,6 +117,29 @@ function checkSeconds(value: unknown, field: string): number {
     refuse(field, "must be an integer from 1 to 3600", value);
   }
   return value;
+}
+
+/** The vLLM job's targets: listed, discovered from files, or both; at least one listed without files. */
+function checkVllmTargets(input: Record<string, unknown>): { targets: string[]; files: string[] } {
+  const files = input.targetFiles === undefined ? [] : checkTargetFiles(input.targetFiles);
+  const onlyFiles = files.length > 0 && Array.isArray(input.targets) && input.targets.length === 0;
+  return { targets: onlyFiles ? [] : checkTargets(input.targets, "targets"), files };
+}
+
+const TARGET_FILE = /^\/[A-Za-z0-9._/-]{1,400}\.(json|ya?ml)$/;
+
+function checkTargetFiles(value: unknown): string[] {
+  if (!Array.isArray(value)) refuse("targetFiles", "must be a list of file paths", value);
+  return value.map((item: unknown, index) => {
+    if (typeof item !== "string" || !TARGET_FILE.test(item) || item.includes("..")) {
+      refuse(
+        `targetFiles[${index}]`,
+        "must be an absolute path of letters, digits, '.', '_', '-' and '/' ending in .json, .yml or .yaml",
+        item,
+      );
+    }
+    return item;
+  });
 }
 
 function checkTargets(value: unknown, name: string): string[] {

@@ -1,3 +1,5 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { ServeConfigError } from "../errors.js";
@@ -188,6 +190,28 @@ describe("the generated files in Debian's promtool", () => {
     const result = await promtool(["check", "rules", DEFAULT_PROMETHEUS_RULES_FILE], files());
     expect(result.code, result.output).toBe(0);
     expect(result.output).toContain("SUCCESS: 6 rules found");
+  });
+
+  it("pass promtool check config with targets discovered from a file (file_sd_configs), checked too", async () => {
+    const made = tempFiles({ [DEFAULT_PROMETHEUS_RULES_FILE]: prometheusRules({}) });
+    cleanups.push(made.remove);
+    const targetsFile = `${made.dir}/targets.json`;
+    const config = prometheusConfig({ targets: [], targetFiles: [targetsFile] });
+    expect(config).toContain(
+      `    file_sd_configs:\n      - files:\n          - ${targetsFile}\n        refresh_interval: 30s\n`,
+    );
+    expect(config).not.toContain("static_configs");
+    const write = (name: string, text: string) => tempFilesIn(made.dir, name, text);
+    write("prometheus.yml", config);
+    write("targets.json", JSON.stringify([{ targets: ["127.0.0.1:8001"] }]));
+    const result = await promtool(["check", "config", "prometheus.yml"], made.dir);
+    expect(result.code, result.output).toBe(0);
+    write("targets.json", JSON.stringify([{ targets: "127.0.0.1:8001" }]));
+    expect((await promtool(["check", "config", "prometheus.yml"], made.dir)).code).not.toBe(0);
+    for (const targetFiles of [["targets.json"], ["/etc/../x.json"], ["/x.txt"]]) {
+      expect(() => prometheusConfig({ targets: [], targetFiles })).toThrow(ServeConfigError);
+    }
+    expect(() => prometheusConfig({ targets: [] })).toThrow(ServeConfigError);
   });
 
   it("fail promtool check config when the rules file is missing (the check is real)", async () => {
@@ -410,4 +434,8 @@ function ruleTests(tests: RuleTest[]): string {
       })),
     })),
   });
+}
+
+function tempFilesIn(dir: string, name: string, text: string): void {
+  writeFileSync(join(dir, name), text);
 }

@@ -1,0 +1,62 @@
+// The flags of an elastic launch (`--instances MIN..MAX`): the signals it scales on, how long the load stays
+// low before an instance goes, and what an idle instance does. The words are serve-kit's, the same as
+// `stack values --replicas MIN..MAX` takes; supervise/layout.ts refuses them without a range.
+import { DEFAULT_SCALE_SIGNALS } from "@finetune-studio/serve-kit";
+import {
+  durationText,
+  parseDuration,
+  parseScaleSignals,
+  type ScaleSignals,
+} from "@finetune-studio/serve-kit/internal";
+import { ruleFlag } from "./flags.js";
+import { asFlagRule } from "./instance-flags.js";
+import { refuse } from "./values.js";
+
+/**
+ * On one machine an instance that leaves is started (or woken) again in seconds to a few minutes, and the
+ * GPUs it frees are what a fine-tuning job waits for: the HPA's own scale-down window, 5 minutes, as `stack`
+ * uses, so one machine and the cluster answer a lull the same way.
+ */
+export const DEFAULT_SCALE_DOWN_AFTER_SECONDS = 300;
+/** A day: past it the fleet never shrinks in practice, and a typo is likelier. */
+const MAX_SCALE_DOWN_AFTER_SECONDS = 86_400;
+
+export type IdleAction = "stop" | "sleep";
+const IDLE_ACTIONS: readonly IdleAction[] = ["stop", "sleep"];
+
+export const SCALE_ON_FLAG = ruleFlag<ScaleSignals>(
+  "scale-on",
+  {
+    valueName: "queue=N[,kv=F]",
+    help: "with --instances MIN..MAX: add an instance when the requests waiting per\nserving instance stay past N, or the mean KV-cache usage past F (0 to 1)",
+    shows: `queue=${DEFAULT_SCALE_SIGNALS.queue},kv=${DEFAULT_SCALE_SIGNALS.kv}`,
+  },
+  (text, flag) => asFlagRule(() => parseScaleSignals(text, flag), flag, text),
+);
+
+export const SCALE_DOWN_AFTER_FLAG = ruleFlag<number>(
+  "scale-down-after",
+  {
+    valueName: "DURATION",
+    help: "with --instances MIN..MAX: drain an instance once the fleet would have\nfitted with one fewer for this long: 15s, 5m, 1h",
+    shows: durationText(DEFAULT_SCALE_DOWN_AFTER_SECONDS),
+  },
+  (text, flag) => asFlagRule(() => parseDuration(text, flag, 1, MAX_SCALE_DOWN_AFTER_SECONDS), flag, text),
+);
+
+export const IDLE_FLAG = ruleFlag<IdleAction>(
+  "idle",
+  {
+    valueName: "stop|sleep",
+    help: "with --instances MIN..MAX: what a drained instance does. stop frees its\nGPUs; sleep keeps its process with the weights in host memory (vLLM's sleep\nmode) and wakes it in seconds when load returns",
+    shows: "stop",
+  },
+  (text, flag) => {
+    if (!(IDLE_ACTIONS as readonly string[]).includes(text)) {
+      refuse(flag, `must be one of ${IDLE_ACTIONS.join(", ")}`, text);
+    }
+    return text as IdleAction;
+  },
+);
+
+export const AUTOSCALE_FLAGS = [SCALE_ON_FLAG, SCALE_DOWN_AFTER_FLAG, IDLE_FLAG];
