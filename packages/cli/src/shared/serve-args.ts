@@ -10,7 +10,6 @@ import {
   giveOne,
   listFlag,
   parseFlags,
-  type RawValue,
   switchFlag,
   textFlag,
 } from "./flags.js";
@@ -92,16 +91,14 @@ export function servedModelOf(parsed: ParsedServeArgs): string {
   return parsed.options.kind === "full" ? parsed.options.model : parsed.options.baseModel;
 }
 
-type Values = Record<string, RawValue>;
-
 export interface ParsedServeArgs extends FlagReader {
   kind: "full" | "lora";
   /** The serving intent, without the API key: that comes from the environment. */
   options: ServeOptions;
   /** The name of the environment variable holding the key (--api-key-env). */
   apiKeyEnv: string | undefined;
-  /** Every flag's value as typed, by name (supervise/layout.ts still reads three this way). */
-  values: Values;
+  /** Whether a flag was given at all, by its declaration (a flag with a default reads as given only when typed). */
+  given(flag: Flag): boolean;
   /** The flags the command takes, by which a library's field names are told as flags. */
   flags: readonly Flag[];
 }
@@ -117,7 +114,7 @@ export function parseServeArgs(
   flags: readonly Flag[],
 ): ParsedServeArgs | "help" {
   const parsed = parseFlags(args, flags);
-  const { raw: values, extraArgs } = parsed; // `values`: kept for readers that still take a record by name.
+  const { extraArgs } = parsed;
   const words = parsed.positionals.slice(0, parsed.positionals.length - extraArgs.length);
   if (parsed.help) return "help";
   const [kind, model, ...rest] = words;
@@ -145,12 +142,12 @@ export function parseServeArgs(
     ...engineValues(parsed, kind, helpFor),
     ...(extraArgs.length > 0 ? { extraArgs } : {}),
   };
-  const { get, declares } = parsed;
+  const { get, declares, given } = parsed;
   if (kind === "full") {
     if (parsed.given(ADAPTER_FLAG))
       throw new UsageError("--adapter: is for lora; a full model has no adapters", helpFor);
     const full: ServeOptions = { kind, model, ...common };
-    return { kind, options: full, apiKeyEnv, values, get, declares, flags };
+    return { kind, options: full, apiKeyEnv, get, declares, given, flags };
   }
   const adapters = parsed.get(ADAPTER_FLAG).map((text, index) => parseAdapter(text, index, helpFor));
   if (adapters.length === 0) {
@@ -160,7 +157,7 @@ export function parseServeArgs(
     );
   }
   const lora: ServeOptions = { kind, baseModel: model, adapters, ...common };
-  return { kind, options: lora, apiKeyEnv, values, get, declares, flags };
+  return { kind, options: lora, apiKeyEnv, get, declares, given, flags };
 }
 
 function parseAdapter(text: string, index: number, helpFor: string): LoraAdapter {

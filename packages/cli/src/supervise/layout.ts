@@ -20,6 +20,7 @@ import {
   RUNTIME_LORA_FLAG,
 } from "../shared/instance-flags.js";
 import { inHelp, UsageError } from "../shared/io.js";
+import { ROUTING_FLAG, SESSION_HEADER_FLAG } from "../shared/routing-flags.js";
 import type { ParsedServeArgs } from "../shared/serve-args.js";
 import { quoted } from "../shared/values.js";
 import type { AutoscaleSettings, FleetLayout } from "./types.js";
@@ -32,7 +33,11 @@ import type { AutoscaleSettings, FleetLayout } from "./types.js";
 export const LAUNCH_DEFAULT_ROUTING: RoutingPolicy = "session";
 
 /** The flags only HAProxy reads, and what each sets: a launch of one has no HAProxy. */
-const FRONT_DOOR_FLAGS = { "max-connections": "limit", routing: "routing", "session-header": "routing" };
+const FRONT_DOOR_FLAGS = [
+  [MAX_CONNECTIONS_FLAG, "limit"],
+  [ROUTING_FLAG, "routing"],
+  [SESSION_HEADER_FLAG, "routing"],
+] as const;
 
 /**
  * `--instances N` (GPUs 0..N*T-1) or `--gpus 0,1,...` (by index or UUID); both must agree. Each instance
@@ -42,7 +47,6 @@ const FRONT_DOOR_FLAGS = { "max-connections": "limit", routing: "routing", "sess
  * its declaration (shared/instance-flags.ts); what is checked here is how they agree.
  */
 export function parseLayout(parsed: ParsedServeArgs): FleetLayout {
-  const { values } = parsed;
   const helpFor = `launch ${parsed.kind}`;
   const runtimeLora = parsed.get(RUNTIME_LORA_FLAG);
   // vLLM runs a full model without --enable-lora, and its /v1/load_lora_adapter then refuses every adapter.
@@ -56,14 +60,17 @@ export function parseLayout(parsed: ParsedServeArgs): FleetLayout {
     listed: parsed.get(GPUS_FLAG),
     maxConnections: parsed.get(MAX_CONNECTIONS_FLAG),
   }));
-  const routing = parseRouting(values.routing, values["session-header"], helpFor);
+  const routing = parseRouting(parsed.get(ROUTING_FLAG), parsed.get(SESSION_HEADER_FLAG), helpFor);
   const scaling = parseScaling(parsed, range, helpFor);
   // A range holds slots (GPUs, ports, HAProxy servers) for its MAX; a fixed fleet's MIN is its MAX.
   const instances = range?.max;
   if (instances === undefined && listed === undefined) {
-    for (const [flag, what] of Object.entries(FRONT_DOOR_FLAGS)) {
-      if (values[flag] !== undefined) {
-        throw new UsageError(`--${flag}: sets HAProxy's ${what}, so it needs --instances or --gpus`, helpFor);
+    for (const [flag, what] of FRONT_DOOR_FLAGS) {
+      if (parsed.given(flag)) {
+        throw new UsageError(
+          `--${flag.name}: sets HAProxy's ${what}, so it needs --instances or --gpus`,
+          helpFor,
+        );
       }
     }
     return { gpus: [], gpusFlag: "--instances", runtimeLora, maxConnections: undefined, routing, scaling };
@@ -108,7 +115,7 @@ function parseScaling(
   helpFor: string,
 ): AutoscaleSettings | undefined {
   if (range === undefined || !isElastic(range)) {
-    const given = AUTOSCALE_FLAGS.find((flag) => parsed.values[flag.name] !== undefined);
+    const given = AUTOSCALE_FLAGS.find((flag) => parsed.given(flag));
     if (given !== undefined) {
       const fixed = range === undefined ? "" : ` (given --instances ${range.min}, a fixed fleet)`;
       throw new UsageError(`--${given.name}: needs a range --instances MIN..MAX${fixed}`, helpFor);
