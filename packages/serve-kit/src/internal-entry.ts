@@ -16,6 +16,7 @@ export {
 } from "./autoscale/decide.js";
 export { HPA_DEFAULTS, type HpaPolicy, type HpaState, hpaSync } from "./autoscale/hpa-rule.js";
 export {
+  DEFAULT_SCALE_DOWN_AFTER_SECONDS,
   durationText,
   isElastic,
   parseDuration,

@@ -3,6 +3,7 @@
 // `stack values --replicas MIN..MAX` takes; supervise/layout.ts refuses them without a range.
 import { DEFAULT_SCALE_SIGNALS } from "@finetune-studio/serve-kit";
 import {
+  DEFAULT_SCALE_DOWN_AFTER_SECONDS,
   durationText,
   parseDuration,
   parseScaleSignals,
@@ -12,12 +13,6 @@ import { ruleFlag } from "./flags.js";
 import { asFlagRule } from "./instance-flags.js";
 import { refuse } from "./values.js";
 
-/**
- * On one machine an instance that leaves is started (or woken) again in seconds to a few minutes, and the
- * GPUs it frees are what a fine-tuning job waits for: the HPA's own scale-down window, 5 minutes, as `stack`
- * uses, so one machine and the cluster answer a lull the same way.
- */
-export const DEFAULT_SCALE_DOWN_AFTER_SECONDS = 300;
 /** A day: past it the fleet never shrinks in practice, and a typo is likelier. */
 const MAX_SCALE_DOWN_AFTER_SECONDS = 86_400;
 

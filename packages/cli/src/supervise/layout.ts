@@ -2,12 +2,12 @@ import { DEFAULT_SCALE_SIGNALS, type RoutingPolicy } from "@finetune-studio/serv
 import {
   checkRoutingPolicy,
   checkSessionHeader,
+  DEFAULT_SCALE_DOWN_AFTER_SECONDS,
   isElastic,
   type ScalingRange,
 } from "@finetune-studio/serve-kit/internal";
 import {
   AUTOSCALE_FLAGS,
-  DEFAULT_SCALE_DOWN_AFTER_SECONDS,
   IDLE_FLAG,
   SCALE_DOWN_AFTER_FLAG,
   SCALE_ON_FLAG,

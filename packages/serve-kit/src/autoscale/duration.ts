@@ -25,3 +25,11 @@ export function durationText(seconds: number): string {
   if (seconds > 0 && seconds % 60 === 0) return `${seconds / 60}m`;
   return `${seconds}s`;
 }
+
+/**
+ * How long the load must stay low before an instance (a replica) goes: the HPA's scale-down stabilization window, which is
+ * what paces scaling down while MIN is 1 or more (KEDA's cooldownPeriod only paces the step to zero). 5 min
+ * is the HPA's own default: an engine takes minutes to start again, so a short lull should not cost one.
+ * `launch` uses it too: one machine and the cluster answer a lull the same way.
+ */
+export const DEFAULT_SCALE_DOWN_AFTER_SECONDS = 300;

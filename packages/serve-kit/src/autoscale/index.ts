@@ -1,5 +1,5 @@
 // Parsing of an elastic fleet's words, shared by `stack values` (KEDA) and `launch` (the local autoscaler).
-export { durationText, parseDuration } from "./duration.js";
+export { DEFAULT_SCALE_DOWN_AFTER_SECONDS, durationText, parseDuration } from "./duration.js";
 export {
   checkScaleSignals,
   DEFAULT_SCALE_SIGNALS,

@@ -21,12 +21,6 @@ export const ifElastic =
 
 /** The Prometheus KEDA asks when none is given: the one production-stack's chart and kube-prometheus-stack name. */
 export const DEFAULT_PROMETHEUS_URL = "http://prometheus-operated.monitoring.svc:9090";
-/**
- * How long the load must stay low before a replica goes: the HPA's scale-down stabilization window, which is
- * what paces scaling down while MIN is 1 or more (KEDA's cooldownPeriod only paces the step to zero). 5 min
- * is the HPA's own default: an engine takes minutes to start again, so a short lull should not cost one.
- */
-export const DEFAULT_SCALE_DOWN_AFTER_SECONDS = 300;
 
 /**
  * The HPA's largest scale-down stabilization window: Kubernetes refuses a longer one (autoscaling/v2

@@ -1,6 +1,7 @@
 import {
   checkScaleSignals,
   checkScalingRange,
+  DEFAULT_SCALE_DOWN_AFTER_SECONDS,
   DEFAULT_SCALE_SIGNALS,
   durationText,
   parseScaleSignals,
@@ -16,7 +17,6 @@ import { checkDnsLabel, checkQuantity, dnsLabelFrom } from "./kubernetes-names.j
 import {
   checkScaleDownWindow,
   DEFAULT_PROMETHEUS_URL,
-  DEFAULT_SCALE_DOWN_AFTER_SECONDS,
   ifElastic,
   whenElastic,
 } from "./stack-autoscale-options.js";
