@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { autoscalingSnippets } from "./autoscaling-snippets.js";
 import type { IndexEntry } from "./index-page.js";
 import type { Snippet } from "./markdown.js";
 import { monitoringSnippets } from "./monitoring-snippets.js";
@@ -42,5 +43,14 @@ export const guides: readonly Guide[] = [
       "From a running launch to a Grafana dashboard in three commands: Prometheus on the instances and the front door, SLOs, alerts.",
     markdown: readContent("monitoring.md"),
     snippets: monitoringSnippets,
+  },
+  {
+    file: "autoscaling.html",
+    title: "Autoscaling guide",
+    navLabel: "Autoscaling",
+    summary:
+      "As many instances as the load needs, on one machine and on Kubernetes: the thresholds, how to pick them from a measurement, what sleeping instances cost.",
+    markdown: readContent("autoscaling.md"),
+    snippets: autoscalingSnippets,
   },
 ];
