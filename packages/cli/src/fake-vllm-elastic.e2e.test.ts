@@ -1,5 +1,5 @@
 import { readInstanceSignals } from "@finetune-studio/serve-kit/internal";
-import { getFreePort, startProcess, waitForHttp } from "@finetune-studio/testing";
+import { getFreePort, startProcess, waitForHttp, waitForOutput } from "@finetune-studio/testing";
 import { describe, expect, it } from "vitest";
 import { fakeVllmEnv } from "./test/cli-process.js";
 import { stoppedAfterEach } from "./test/stopped-after-each.js";
@@ -204,7 +204,8 @@ describe("the stand-in's sleep mode", () => {
     const { base, proc } = await standIn(sleepy);
     const response = await post(`${base}/sleep?level=1`);
     expect([response.status, await response.text()]).toEqual([500, "Internal Server Error"]);
-    expect(proc.output()).toContain("Sleep mode is not enabled in the model config");
+    // Its stderr line travels apart from the answer: waited for, not raced.
+    await waitForOutput(proc, "Sleep mode is not enabled in the model config", 10_000);
     expect(await isSleeping(base)).toEqual({ is_sleeping: false });
     expect((await chat(base, { max_tokens: 2 })).status).toBe(200);
   });
@@ -251,7 +252,7 @@ describe("the stand-in's sleep mode", () => {
     await post(`${base}/sleep?level=1`);
     const response = await post(`${base}/wake_up`);
     expect([response.status, await response.text()]).toEqual([500, "Internal Server Error"]);
-    expect(proc.output()).toContain("CUDA Error: out of memory");
+    await waitForOutput(proc, "CUDA Error: out of memory", 10_000);
     expect(await isSleeping(base)).toEqual({ is_sleeping: true });
     expect(fake.events().map(({ event }) => event)).toEqual(["asleep", "wake-failed"]);
   });

@@ -197,7 +197,8 @@ describe("launch --instances MIN..MAX: the local autoscaler", { timeout: 240_000
   }
 
   it("with --idle sleep puts the extra instance to sleep, out of HAProxy, and wakes the same process within 10 s of new load", async () => {
-    const run = await sleepThenWake({}, 10_000);
+    // An 8 s cold start: a new instance could not serve within 10 s of the load, a woken one does.
+    const run = await sleepThenWake({ FAKE_VLLM_LOAD_MS: "8000" }, 10_000);
     expect(run.after?.group).toEqual(run.sleeper?.group);
     expect(run.startsAfter).toBe(run.startsBefore);
     expect(run.proc.output()).toMatch(/autoscaler: instance 1 \(port \d+\) serves again, woken in/);
