@@ -2,58 +2,21 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { getFreePortFollowedBy, startPrometheus, waitForOutput } from "@finetune-studio/testing";
 import { describe, expect, it } from "vitest";
-import { type LaunchState, readLaunchState } from "./supervise/launch-state.js";
+import { readLaunchState } from "./supervise/launch-state.js";
 import { runtimeDirOf } from "./supervise/runtime-dir.js";
 import { loadThrough } from "./test/chat-load.js";
 import { fakeVllmEnv, tempDir } from "./test/cli-process.js";
+import { CAPACITY, ELASTIC, inState, watchFleet } from "./test/elastic-fleet.js";
 import { FLEET_READY, LIGHT_VLLM, leftOver, smiListing, startFleet } from "./test/fleet-launch.js";
 import { runCapture } from "./test/run-cli.js";
 import { stoppedAfterEach } from "./test/stopped-after-each.js";
 
 // `launch --instances MIN..MAX` on stand-in vLLMs with vLLM's capacity model (each instance runs 2 requests
 // at once, 25 ms a token, 3 s to load) behind the real HAProxy, on four stand-in GPUs: a load that queues
-// grows the fleet, its end shrinks it, and no request fails on the way. Every wait polls the state file
-// launch writes, against a deadline; nothing sleeps for a fixed time racing the autoscaler.
+// grows the fleet, its end shrinks it, and no request fails on the way; a range keeps the reload and the
+// survival of a killed launch. Sleeping and waking: launch-autoscale-sleep.e2e.test.ts.
 
 const running = stoppedAfterEach();
-
-const CAPACITY = { FAKE_VLLM_PRISM: "0", FAKE_VLLM_LOAD_MS: "3000", FAKE_VLLM_TOKEN_MS: "25" };
-const ELASTIC = ["--max-num-seqs", "2", "--scale-on", "queue=2"];
-
-/** Watches the state file every 100 ms: the most instances seen live at once, and GPUs shared, if ever. */
-function watchFleet(dir: string) {
-  let state: LaunchState | undefined;
-  let most = 0;
-  const shared: string[] = [];
-  const timer = setInterval(() => {
-    state = readLaunchState(dir) ?? state;
-    const live = (state?.instances ?? []).filter((one) => one.state !== "stopped" && one.state !== "asleep");
-    most = Math.max(most, live.length);
-    const gpus = live.flatMap((one) => one.gpu.split(","));
-    if (new Set(gpus).size !== gpus.length) shared.push(gpus.join(" "));
-  }, 100);
-  return {
-    get state() {
-      return state;
-    },
-    get most() {
-      return most;
-    },
-    shared,
-    /** Resolves once `done` holds of the state file, or rejects with what it held after `withinMs`. */
-    async until(what: string, done: (state: LaunchState) => boolean, withinMs: number): Promise<number> {
-      const started = Date.now();
-      while (state === undefined || !done(state)) {
-        if (Date.now() - started > withinMs) {
-          throw new Error(`${what} not within ${withinMs / 1000} s; state: ${JSON.stringify(state)}`);
-        }
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      return Date.now() - started;
-    },
-    stop: () => clearInterval(timer),
-  };
-}
 
 /**
  * The vLLM job's targets Prometheus scrapes (its `up` series, whatever the scrape gave: the instance whose page
@@ -74,9 +37,6 @@ async function untilScrapedUp(prometheusUrl: string, count: number, withinMs: nu
   }
   return up;
 }
-
-const inState = (state: LaunchState, wanted: string) =>
-  state.instances.filter((one) => one.state === wanted).length;
 
 describe("launch --instances MIN..MAX: the local autoscaler", { timeout: 240_000 }, () => {
   it("grows on a queue up to MAX on free GPUs only, and back to MIN once it ends, failing no request", async () => {
@@ -149,74 +109,6 @@ describe("launch --instances MIN..MAX: the local autoscaler", { timeout: 240_000
     proc.child.kill("SIGINT");
     expect(await proc.exited).toBe(0);
     expect(leftOver([port + 1, port + 2, port + 3], dir)).toEqual([]);
-  });
-
-  /** A fleet of 1..2 with --idle sleep: grown by a burst, its extra instance asleep, then a new burst. */
-  async function sleepThenWake(extra: NodeJS.ProcessEnv, wakeWithinMs: number) {
-    const port = await getFreePortFollowedBy(3);
-    const fake = fakeVllmEnv({ ...CAPACITY, ...extra });
-    const env = { ...fake.env, PATH: `${smiListing(4)}:${fake.env.PATH}` };
-    const more = [...ELASTIC, "--scale-down-after", "3s", "--idle", "sleep"];
-    const proc = startFleet(running, port, env, { instances: "1..2", more });
-    await waitForOutput(proc, FLEET_READY, 120_000);
-    const dir = runtimeDirOf(port, env);
-    const fleet = watchFleet(dir);
-    const starts = () => proc.output().match(/vLLM started \(pid/g)?.length ?? 0;
-    const burst = (what: string, withinMs: number) =>
-      loadThrough(port, {
-        callers: 12,
-        minimum: 0,
-        triggerAfter: 1,
-        trigger: () => fleet.until(what, (s) => inState(s, "serving") === 2, withinMs),
-      });
-    try {
-      expect((await burst("two serving", 30_000)).failed).toBe(0);
-      const trickle = await loadThrough(port, {
-        callers: 1,
-        minimum: 0,
-        triggerAfter: 1,
-        trigger: () => fleet.until("one asleep", (s) => inState(s, "asleep") === 1, 30_000),
-      });
-      expect(trickle.failed).toBe(0);
-      const sleeper = fleet.state?.instances.find((one) => one.state === "asleep");
-      const status = await runCapture(["status", "--launch", String(port), "--interval", "1"], env);
-      expect(status.stderr).toContain(`${sleeper?.port} asleep; autoscaler 1..2: `);
-      const startsBefore = starts();
-      expect((await burst("two serving again", wakeWithinMs)).failed).toBe(0);
-      const after = fleet.state?.instances.find((one) => one.port === sleeper?.port);
-      return { proc, fake, sleeper, after, startsBefore, startsAfter: starts(), dir, port };
-    } finally {
-      fleet.stop();
-    }
-  }
-
-  async function stopFleet(run: Awaited<ReturnType<typeof sleepThenWake>>) {
-    run.proc.child.kill("SIGINT");
-    expect(await run.proc.exited).toBe(0);
-    expect(leftOver([run.port + 1, run.port + 2], run.dir)).toEqual([]);
-  }
-
-  it("with --idle sleep puts the extra instance to sleep, out of HAProxy, and wakes the same process within 10 s of new load", async () => {
-    // An 8 s cold start: a new instance could not serve within 10 s of the load, a woken one does.
-    const run = await sleepThenWake({ FAKE_VLLM_LOAD_MS: "8000" }, 10_000);
-    expect(run.after?.group).toEqual(run.sleeper?.group);
-    expect(run.startsAfter).toBe(run.startsBefore);
-    expect(run.proc.output()).toMatch(/autoscaler: instance 1 \(port \d+\) serves again, woken in/);
-    // No request reached it asleep (the stand-in would have crashed, as vLLM does, and counted it).
-    expect(run.fake.events().map((event) => event.event)).toEqual(["asleep", "awake"]);
-    expect(run.fake.record()?.argv).toContain("--enable-sleep-mode");
-    await stopFleet(run);
-  });
-
-  it("replaces an instance whose wake fails by a cold start on free GPUs, once, not retried", async () => {
-    const run = await sleepThenWake({ FAKE_VLLM_WAKE_FAILS: "1" }, 30_000);
-    expect(run.proc.output()).toMatch(
-      /autoscaler: instance 1 \(port \d+\): the wake failed \(POST \/wake_up answered 500/,
-    );
-    expect(run.after?.group).not.toEqual(run.sleeper?.group);
-    expect(run.startsAfter).toBe(run.startsBefore + 1);
-    expect(run.fake.events().filter((event) => event.event === "wake-failed")).toHaveLength(1);
-    await stopFleet(run);
   });
 
   it("with a range, a dead instance is replaced, a rolling reload fails no request, and a SIGKILLed launch's fleet serves on until stop", async () => {
