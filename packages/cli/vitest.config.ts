@@ -12,10 +12,10 @@ export default defineConfig({
           name: "cli",
           include: ["src/**/*.test.ts"],
           exclude: TIMED,
-          // Most files start real processes and then wait on them (a stand-in loads, a reload drains, a
-          // stop waits out --stop-timeout): three files at a time keep two cores busy where vitest's
-          // default on two cores (one at a time) leaves them idle.
-          maxWorkers: 3,
+          // Most files start real processes and then wait on them (a stand-in loads, a reload drains, an
+          // autoscaler waits out its window): four files at a time keep two cores busy where vitest's default
+          // on two cores (one at a time) leaves them idle; with three, a CI run used two thirds of them.
+          maxWorkers: 4,
         },
       },
       {
