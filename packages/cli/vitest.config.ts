@@ -1,10 +1,25 @@
 import { defineConfig } from "vitest/config";
+import { BaseSequencer, type TestSpecification } from "vitest/node";
+
+/**
+ * The files that start real processes (*.e2e.test.ts) first, in vitest's own order within each group: they
+ * mostly wait (a stand-in loads, an autoscaler waits out its window), so the quick unit files fill the
+ * workers at the end. By size alone (vitest's order without a cache, as on a fresh clone) the autoscaler's
+ * minute-long files started last and made the run's tail.
+ */
+class ProcessesFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (file: TestSpecification) => (file.moduleId.endsWith(".e2e.test.ts") ? 0 : 1);
+    return (await super.sort(files)).sort((a, b) => rank(a) - rank(b));
+  }
+}
 
 // The bench's measurements against a stand-in of known timing: their tolerances are tens of milliseconds.
 const TIMED = ["src/bench/schedule.test.ts"];
 
 export default defineConfig({
   test: {
+    sequence: { sequencer: ProcessesFirst },
     projects: [
       {
         extends: true,
