@@ -19,19 +19,16 @@ function start(args: readonly string[]) {
   return { proc, fake };
 }
 
+/** `launch full acme/m --log-dir DIR` on a free port, with the stand-in vLLM. */
+async function launchWithLogDir(dir: string) {
+  return start(["launch", "full", "acme/m", "--port", String(await getFreePort()), "--log-dir", dir]);
+}
+
 describe("directories that cannot be made end at once, naming the flag", { timeout: 60_000 }, () => {
   it.each([["/proc/studio-logs"], ["/sys/studio-logs/deeper"], ["/dev/studio-logs"]])(
     "launch --log-dir %s is refused with exit code 2 before vLLM starts",
     async (dir) => {
-      const { proc, fake } = start([
-        "launch",
-        "full",
-        "acme/m",
-        "--port",
-        String(await getFreePort()),
-        "--log-dir",
-        dir,
-      ]);
+      const { proc, fake } = await launchWithLogDir(dir);
       expect(await exitOf(proc, QUICKLY_MS)).toBe(2);
       expect(proc.output()).toMatch(/--log-dir: .* is under \/(proc|sys|dev), a kernel filesystem/);
       expect(fake.record()).toBeUndefined();
@@ -43,15 +40,7 @@ describe("directories that cannot be made end at once, naming the flag", { timeo
     const base = tempDir("proc-link-");
     symlinkSync("/proc", join(base, "link"));
     const dir = join(base, "link", "logs");
-    const { proc, fake } = start([
-      "launch",
-      "full",
-      "acme/m",
-      "--port",
-      String(await getFreePort()),
-      "--log-dir",
-      dir,
-    ]);
+    const { proc, fake } = await launchWithLogDir(dir);
     expect(await exitOf(proc, QUICKLY_MS)).toBe(1);
     expect(proc.output()).toContain(`--log-dir: cannot write to ${dir} (ENOENT)`);
     expect(fake.record()).toBeUndefined();
