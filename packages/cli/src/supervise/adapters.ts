@@ -93,7 +93,10 @@ function maxLoraRankOf(fleet: Fleet): number | undefined {
   return at === -1 ? undefined : Number(argv[at + 1]);
 }
 
-/** Loads the runtime adapters again on a restarted instance; false at the first that fails. */
+/**
+ * Loads the runtime adapters again on a restarted (or added) instance; false at the first that fails. The
+ * caller's `say` names what restarted it: a reload, or the autoscaler.
+ */
 export async function reapplyAdapters(
   fleet: Fleet,
   instance: Instance,
@@ -102,7 +105,7 @@ export async function reapplyAdapters(
   for (const [name, path] of fleet.adapters) {
     const result = await loadOrUnload(fleet, instance, "load", name, path);
     say(
-      `reload: instance ${instance.index}: adapter ${name} ${result.ok ? "loaded again" : `failed: ${escapeForTerminal(result.message)}`}`,
+      `instance ${instance.index}: adapter ${name} ${result.ok ? "loaded again" : `failed: ${escapeForTerminal(result.message)}`}`,
     );
     if (!result.ok) return false;
   }

@@ -91,7 +91,7 @@ async function restartOne(fleet: Supervisor, instance: Instance, say: Say): Prom
   const started = await instance.start(fleet.stopped);
   if (fleet.stopped.aborted) return cancelled(say);
   const cameBack = typeof started === "number";
-  if (!cameBack || !(await reapplyAdapters(fleet, instance, say))) {
+  if (!cameBack || !(await reapplyAdapters(fleet, instance, (line) => say(`reload: ${line}`)))) {
     const why = cameBack
       ? "its adapters could not be loaded again"
       : "it did not serve again; its reason is above";
