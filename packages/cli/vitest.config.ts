@@ -31,6 +31,9 @@ export default defineConfig({
           // autoscaler waits out its window): four files at a time keep two cores busy where vitest's default
           // on two cores (one at a time) leaves them idle; with three, a CI run used two thirds of them.
           maxWorkers: 4,
+          // Most files wait on real processes: vitest's 5 s default fails a stand-in that a busy 2-core
+          // machine takes a few seconds to start (a CI run lost three tests so). Slower files set their own.
+          testTimeout: 30_000,
         },
       },
       {
