@@ -5,6 +5,7 @@ import { describeMachine, oneMinuteLoad } from "./machine.js";
 import { measureBundleSizes } from "./measure/bundle-size.js";
 import { measureCalls } from "./measure/call-overhead.js";
 import { measureColdImports } from "./measure/cold-import.js";
+import { fullElastic, measureElastic, quickElastic } from "./measure/elastic.js";
 import { fullFrontDoor, measureFrontDoor, quickFrontDoor } from "./measure/front-door.js";
 import { measureLoadGenerator } from "./measure/load-generator.js";
 import { fullRouting, measureRouting, quickRouting } from "./measure/routing.js";
@@ -22,6 +23,8 @@ const quick = process.argv.includes("--quick");
 const frontDoorOnly = process.argv.includes("--front-door");
 /** `--routing`: the routing section alone, printed, RESULTS.md left as it is. */
 const routingOnly = process.argv.includes("--routing");
+/** `--elastic`: elastic serving alone (the autoscaler against a fixed fleet and KEDA's policy), printed, RESULTS.md left as it is. */
+const elasticOnly = process.argv.includes("--elastic");
 /** `--client`: the client's sections alone (all but the load generator, the front door and routing), printed, RESULTS.md left as it is. */
 const clientOnly = process.argv.includes("--client");
 const settings: BenchSettings = quick ? quickRun : fullRun;
@@ -77,6 +80,11 @@ async function main(): Promise<void> {
         performance.now() - startedAt,
       ),
     );
+    return;
+  }
+  if (elasticOnly) {
+    const elastic = await measureElastic(quick ? quickElastic : fullElastic, step);
+    console.log(renderReport(machine, elastic, performance.now() - startedAt));
     return;
   }
   if (frontDoorOnly) {
@@ -140,6 +148,12 @@ async function main(): Promise<void> {
     table: await measureTreeHelpers(settings.trees),
   });
   clearTimeout(watchdog);
+
+  if (!clientOnly) {
+    // After the watchdog: its runs are timed by their stages (about 23 minutes in all), each launch stopped
+    // with its whole group whatever happens.
+    sections.push(...(await measureElastic(quick ? quickElastic : fullElastic, step)));
+  }
 
   machine.loadAtEnd = oneMinuteLoad();
   const report = renderReport(machine, sections, performance.now() - startedAt);
