@@ -11,6 +11,7 @@ describe("the autoscaling guide's defaults", () => {
     expect(table).toContain(`| \`--scale-on\` | \`${signals}\` | \`${signals}\` |`);
     expect(table).toMatch(/\| `--scale-down-after` \| `5m` \| `5m` \|/);
     expect(table).toMatch(/\| `--idle` \| `stop` \|/);
+    expect(table).toMatch(/\| `--scale-rule` \| `window` \| \(the HPA's, which `hpa` plays\) \|/);
   });
 
   it("reads a default that wraps onto the next line, and refuses a flag that states none", () => {

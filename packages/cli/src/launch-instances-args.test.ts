@@ -109,6 +109,16 @@ describe("multi-instance arguments", () => {
       /--idle: needs a range --instances MIN..MAX \(given --instances 2, a fixed fleet\)/,
     ],
     [
+      "a scale rule that is neither",
+      ["--instances", "1..2", "--scale-rule", "foo"],
+      /--scale-rule: must be one of window, hpa \(given "foo"\)/,
+    ],
+    [
+      "--scale-rule without a range",
+      ["--scale-rule", "hpa"],
+      /--scale-rule: needs a range --instances MIN..MAX/,
+    ],
+    [
       "--scale-down-after with equal ends",
       ["--instances", "2..2", "--scale-down-after", "15s"],
       /--scale-down-after: needs a range/,

@@ -14,6 +14,7 @@ export {
   type ScaleDecision,
   type ScalePolicy,
 } from "./autoscale/decide.js";
+export { decideHpa, type HpaRulePolicy, type HpaStep } from "./autoscale/hpa-decide.js";
 export { HPA_DEFAULTS, type HpaPolicy, type HpaState, hpaSync } from "./autoscale/hpa-rule.js";
 export {
   DEFAULT_SCALE_DOWN_AFTER_SECONDS,

@@ -102,6 +102,7 @@ describe("the public surface", () => {
       "checkRoutingPolicy",
       "checkSessionHeader",
       "connectionsWithinFileLimit",
+      "decideHpa",
       "decideScale",
       "defaultMaxConnections",
       "describeFleetSample",

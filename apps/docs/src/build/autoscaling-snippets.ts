@@ -4,11 +4,13 @@ import { studioServe } from "./serving-cli.js";
 // The autoscaling guide's (content/autoscaling.md) table of defaults, read from the real CLI's help at build
 // time: the defaults a reader is told are the ones `launch` and `stack values` use, or the build fails.
 
-const SETTINGS = [
-  { flag: "scale-on", stack: true },
-  { flag: "scale-down-after", stack: true },
-  { flag: "idle", stack: false },
-] as const;
+/** Each setting, and what stands for it on Kubernetes; none: `stack values` takes it (its help's default). */
+const SETTINGS: readonly { flag: string; kubernetes?: string }[] = [
+  { flag: "scale-on" },
+  { flag: "scale-down-after" },
+  { flag: "idle", kubernetes: "(KEDA removes the pod)" },
+  { flag: "scale-rule", kubernetes: "(the HPA's, which `hpa` plays)" },
+];
 
 /** The default a command's `--help` states for `--flag`: the `(default ...)` closing its help lines. */
 export function helpDefault(help: string, flag: string): string {
@@ -25,9 +27,9 @@ export function autoscalingSnippets(): Record<string, Snippet> {
   const cli = studioServe();
   const launch = cli.run(["launch", "--help"]);
   const stack = cli.run(["stack", "values", "--help"]);
-  const rows = SETTINGS.map(({ flag, stack: onStack }) => {
-    const kubernetes = onStack ? `\`${helpDefault(stack, flag)}\`` : "(KEDA removes the pod)";
-    return `| \`--${flag}\` | \`${helpDefault(launch, flag)}\` | ${kubernetes} |`;
+  const rows = SETTINGS.map(({ flag, kubernetes }) => {
+    const there = kubernetes ?? `\`${helpDefault(stack, flag)}\``;
+    return `| \`--${flag}\` | \`${helpDefault(launch, flag)}\` | ${there} |`;
   });
   const table = [
     "| setting | default on one machine (`launch`) | default on Kubernetes (`stack values`) |",

@@ -1,10 +1,11 @@
 // The flags of an elastic launch (`--instances MIN..MAX`): the signals it scales on, how long the load stays
-// low before an instance goes, and what an idle instance does. The words are serve-kit's, the same as
+// low before an instance goes, what an idle instance does, and which rule decides. The words are serve-kit's, the same as
 // `stack values --replicas MIN..MAX` takes; supervise/layout.ts refuses them without a range.
 import { DEFAULT_SCALE_SIGNALS } from "@finetune-studio/serve-kit";
 import {
   DEFAULT_SCALE_DOWN_AFTER_SECONDS,
   durationText,
+  HPA_DEFAULTS,
   parseDuration,
   parseScaleSignals,
   type ScaleSignals,
@@ -54,4 +55,23 @@ export const IDLE_FLAG = ruleFlag<IdleAction>(
   },
 );
 
-export const AUTOSCALE_FLAGS = [SCALE_ON_FLAG, SCALE_DOWN_AFTER_FLAG, IDLE_FLAG];
+/** The autoscaler's rule: ours (supervise/window-rule.ts), or the Kubernetes HPA's as KEDA drives it. */
+export type ScaleRuleName = "window" | "hpa";
+const SCALE_RULES: readonly ScaleRuleName[] = ["window", "hpa"];
+
+export const SCALE_RULE_FLAG = ruleFlag<ScaleRuleName>(
+  "scale-rule",
+  {
+    valueName: "window|hpa",
+    help: `with --instances MIN..MAX: the rule that sizes the fleet. window, ours, steps\nonce the load held for a few reads 2 s apart; hpa plays the Kubernetes\nHPA as production-stack's KEDA drives it: a sync every ${HPA_DEFAULTS.syncMs / 1000} s on the total\nwaiting, --scale-down-after as its stabilization window, queue=${DEFAULT_SCALE_SIGNALS.queue} alone\nunless --scale-on names more`,
+    shows: "window",
+  },
+  (text, flag) => {
+    if (!(SCALE_RULES as readonly string[]).includes(text)) {
+      refuse(flag, `must be one of ${SCALE_RULES.join(", ")}`, text);
+    }
+    return text as ScaleRuleName;
+  },
+);
+
+export const AUTOSCALE_FLAGS = [SCALE_ON_FLAG, SCALE_DOWN_AFTER_FLAG, IDLE_FLAG, SCALE_RULE_FLAG];

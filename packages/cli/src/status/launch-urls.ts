@@ -57,8 +57,9 @@ export async function launchUrls(port: number, io: CliIo): Promise<LaunchUrls | 
 }
 
 /**
- * "instances on ports 8001 serving, 8002 asleep; autoscaler 1..3: hold (why), 12:00:01": what the table
- * cannot say (an instance asleep still answers /health). Undefined for older state files without states.
+ * "instances on ports 8001 serving, 8002 asleep; autoscaler 1..3: hold (why), 12:00:01" (with the HPA's
+ * rule "autoscaler 1..3, hpa rule: ..."): what the table cannot say (an instance asleep still answers
+ * /health). Undefined for older state files without states.
  */
 function lifeCycleOf(state: LaunchState | undefined): string | undefined {
   if (state === undefined || state.instances.every((instance) => instance.state === undefined))
@@ -68,7 +69,7 @@ function lifeCycleOf(state: LaunchState | undefined): string | undefined {
   const last =
     scaler === undefined
       ? ""
-      : `; autoscaler ${scaler.range}: ${scaler.action} (${escapeForTerminal(scaler.reason)}), ${new Date(scaler.atMs).toTimeString().slice(0, 8)}`;
+      : `; autoscaler ${scaler.range}${scaler.rule === "hpa" ? ", hpa rule" : ""}: ${scaler.action} (${escapeForTerminal(scaler.reason)}), ${new Date(scaler.atMs).toTimeString().slice(0, 8)}`;
   return `instances on ports ${instances.join(", ")}${last}`;
 }
 

@@ -1,49 +1,39 @@
 import { escapeForTerminal } from "@finetune-studio/internal";
 import {
-  decideScale,
   type FleetCounts,
-  type FleetSample,
   type InstanceSignals,
-  keepSamples,
   readInstanceSignals,
   type ScaleDecision,
-  type ScalePolicy,
 } from "@finetune-studio/serve-kit/internal";
 import { sleep } from "../shared/abortable-sleep.js";
 import { messageOf } from "../shared/messages.js";
 import { readMetricsPage } from "../status/status-probe.js";
 import { freeGpuGroups, type GpuPool } from "./free-gpus.js";
+import { HpaRule } from "./hpa-scale-rule.js";
 import type { Instance } from "./instance.js";
 import type { AutoscalerRecord } from "./launch-state.js";
+import type { ScaleRule } from "./scale-rule.js";
 import type { Scaler, Supervisor } from "./supervisor.js";
 import type { AutoscaleSettings } from "./types.js";
+import { WindowRule } from "./window-rule.js";
 
-/** How often the instances' `/metrics` are read: a few reads make the up window. */
-export const POLL_MS = 2_000;
-/**
- * How long the load stays past a threshold before an instance is added: three reads, so one burst between
- * two reads adds nothing. Far shorter than AIBrix's 60 s panic window: on one machine the step costs only
- * GPUs that are free (or an instance that wakes in seconds), and decideScale at most doubles per step.
- */
-export const UP_WINDOW_MS = 3 * POLL_MS;
 /** A read of one page, bounded: vLLM's page is tens of KiB; one that does not answer in time is unknown. */
 const METRICS_TIMEOUT_MS = 1_500;
 const MAX_METRICS_BYTES = 2 * 1024 * 1024;
 
 /**
  * The local autoscaler of `launch --instances MIN..MAX`, in the supervisor and never in the data path:
- * every POLL_MS it reads each serving instance's `/metrics`, keeps the samples and asks serve-kit's
- * decideScale; up wakes a sleeping instance first, else starts one on free GPUs; down drains one (no
- * request fails) and stops it, or puts it to sleep with `--idle sleep`. One step runs at a time, and the
- * samples start again after it, so its effect is seen before the next. An instance whose page cannot be
- * read is said once, not counted as load, and does not hold the others' decisions (AIBrix's known pain).
+ * when its rule says (scale-rule.ts: every POLL_MS for the window rule, every 15 s for the HPA's) it reads
+ * each serving instance's `/metrics` and HAProxy's queue and asks the rule; up wakes sleeping instances
+ * first, else starts them on free GPUs; down drains them (no request fails) and stops them, or puts them
+ * to sleep with `--idle sleep`. One step runs at a time. An instance whose page cannot be read is said
+ * once, not counted as load, and does not hold the others' decisions (AIBrix's known pain).
  */
 export class Autoscaler implements Scaler {
-  #samples: FleetSample[] = [];
   #record: AutoscalerRecord;
   /** Instances whose page could not be read last time, by index, with why (said once). */
   readonly #unreadable = new Map<number, string>();
-  readonly #policy: ScalePolicy;
+  readonly #rule: ScaleRule;
   #balancerSilent = false;
   #busy = false;
 
@@ -54,11 +44,10 @@ export class Autoscaler implements Scaler {
     private readonly pool: GpuPool,
     batch: number,
   ) {
-    const { min, max, signals, downAfterMs } = settings;
-    // Only kv=F given: the queue never presses, and still bounds shrinking (none may wait after it).
-    const queue = signals.queue ?? Number.POSITIVE_INFINITY;
-    this.#policy = { min, max, queue, kv: signals.kv, upWindowMs: UP_WINDOW_MS, downAfterMs, batch };
-    this.#record = { range: `${min}..${max}`, action: "none", reason: "not read yet", atMs: Date.now() };
+    const { min, max, rule } = settings;
+    const startMs = Date.now();
+    this.#rule = rule === "hpa" ? new HpaRule(settings, startMs) : new WindowRule(settings, batch);
+    this.#record = { range: `${min}..${max}`, rule, action: "none", reason: "not read yet", atMs: startMs };
   }
 
   get record(): AutoscalerRecord {
@@ -67,7 +56,7 @@ export class Autoscaler implements Scaler {
 
   async run(): Promise<void> {
     const stop = this.fleet.stopped;
-    while (await sleep(POLL_MS, stop)) {
+    while (await sleep(this.#rule.waitMs(Date.now()), stop)) {
       // A rolling reload moves the instances itself: the autoscaler waits for it.
       if (this.fleet.reloading !== undefined) continue;
       const counts = this.#counts();
@@ -78,12 +67,15 @@ export class Autoscaler implements Scaler {
         await this.#step(() => this.#grow(short));
         continue;
       }
+      if (!this.#rule.readsAt(Date.now())) continue;
       const decision = await this.#decide();
       // A reload may have begun while the pages were read: it moves the instances, not the autoscaler.
       if (decision === undefined || decision.action === "hold" || stop.aborted) continue;
       if (this.fleet.reloading !== undefined) continue;
       this.#say(`${decision.action === "up" ? "scaling up" : "scaling down"}: ${decision.reason}`);
-      await this.#step(() => (decision.action === "up" ? this.#grow(decision.add) : this.#shrink()));
+      await this.#step(() =>
+        decision.action === "up" ? this.#grow(decision.add) : this.#shrink(decision.remove),
+      );
     }
   }
 
@@ -91,18 +83,18 @@ export class Autoscaler implements Scaler {
     return this.#busy;
   }
 
-  /** One step, marked busy (a reload waits for it); the samples start again after it. */
+  /** One step, marked busy (a reload waits for it); the rule is told, so it reads the fleet anew. */
   async #step(act: () => Promise<void>): Promise<void> {
     this.#busy = true;
     try {
       await act();
     } finally {
       this.#busy = false;
-      this.#samples = [];
+      this.#rule.stepped();
     }
   }
 
-  /** One read of the serving instances, kept, and the decision on what is kept (recorded). */
+  /** One read of the serving instances and the rule's decision on it (recorded). */
   async #decide(): Promise<ScaleDecision | undefined> {
     const serving = this.fleet.instances.filter((instance) => instance.state === "serving");
     const [queued, ...read] = await Promise.all([
@@ -113,8 +105,7 @@ export class Autoscaler implements Scaler {
     const timeMs = Date.now();
     const known = read.filter((one): one is InstanceSignals => one !== undefined);
     const sample = { timeMs, serving: withFrontDoorQueue(known, queued ?? 0) };
-    this.#samples = keepSamples(this.#samples, sample, this.#policy);
-    const decision = decideScale(this.#samples, this.#policy, this.#counts(), timeMs);
+    const decision = this.#rule.decide(sample, this.#counts());
     if (decision.action !== this.#record.action || decision.reason !== this.#record.reason) {
       this.#record = { ...this.#record, action: decision.action, reason: decision.reason, atMs: timeMs };
       this.fleet.saveState();
@@ -200,12 +191,20 @@ export class Autoscaler implements Scaler {
     );
   }
 
-  /** One instance fewer: one whose page cannot be read first, else the newest; drained, then idle. */
-  async #shrink(): Promise<void> {
+  /**
+   * `remove` instances fewer: those whose page cannot be read first, then the newest. Drained together, as
+   * the HPA's pods terminate together: a drain waits for the longest open request, and one after the other
+   * would add those waits up. A drain refused (no other instance left serving) keeps its instance.
+   */
+  async #shrink(remove: number): Promise<void> {
     const serving = this.fleet.instances.filter((instance) => instance.state === "serving");
-    const leaving =
-      serving.find((instance) => this.#unreadable.has(instance.index)) ?? serving[serving.length - 1];
-    if (leaving === undefined) return;
+    const unreadable = (instance: Instance) => this.#unreadable.has(instance.index);
+    const order = [...serving.filter(unreadable), ...serving.filter((one) => !unreadable(one)).reverse()];
+    await Promise.all(order.slice(0, remove).map((leaving) => this.#idle(leaving)));
+  }
+
+  /** One instance drained, then stopped or put to sleep as `--idle` says. */
+  async #idle(leaving: Instance): Promise<void> {
     const say = (line: string) => this.#say(`${leaving.name}: ${line}`);
     if (this.settings.idle === "sleep") {
       if (await this.fleet.drainAndSleep(leaving, say)) this.#say(`${leaving.name} drained and asleep`);

@@ -2,6 +2,7 @@ import { escapeForTerminal, type ProcessGroup, probePort } from "@finetune-studi
 import type { LaunchSettings } from "../instance/launch-settings.js";
 import { smokeCompletion } from "../instance/smoke.js";
 import type { GpuSource } from "../plan/plan-input.js";
+import type { ScaleRuleName } from "../shared/autoscale-flags.js";
 import { ExitCode } from "../shared/exit-codes.js";
 import { type CliIo, UsageError } from "../shared/io.js";
 import { messageOf } from "../shared/messages.js";
@@ -85,7 +86,7 @@ export async function haproxyDoor(input: HaproxyDoorInput): Promise<Door> {
       hooks.spawned();
       return await untilOpen(group, settings, plan, io, stop, hooks.ended);
     },
-    announceReady: () => announceReady(settings, plan, io),
+    announceReady: () => announceReady(settings, plan, io, layout.scaling?.rule),
     balancer: runtimeBalancer(input.dir),
     get pgid() {
       return group?.pgid;
@@ -225,10 +226,10 @@ async function waitForListening(host: string, port: number, stop: AbortSignal): 
   return false;
 }
 
-function announceReady(door: FrontDoor, plan: LaunchSettings, io: CliIo): void {
+function announceReady(door: FrontDoor, plan: LaunchSettings, io: CliIo, rule?: ScaleRuleName): void {
   const { port } = door;
   io.out(
-    `ready: ${plan.built.client.baseURL} serves "${plan.built.client.model}" through HAProxy over ${fleetSize(door)} vLLM instances\n` +
+    `ready: ${plan.built.client.baseURL} serves "${plan.built.client.model}" through HAProxy over ${fleetSize(door, rule)} vLLM instances\n` +
       `front door metrics (Prometheus): http://127.0.0.1:${door.metricsPort}/metrics; \`studio-serve prometheus --launch ${port} --out DIR\` scrapes it and the instances\n`,
   );
   io.err(
@@ -236,8 +237,10 @@ function announceReady(door: FrontDoor, plan: LaunchSettings, io: CliIo): void {
   );
 }
 
-/** "2", or for an elastic fleet "1 (up to 3, as load asks)". */
-function fleetSize(door: FrontDoor): string {
+/** "2", or for an elastic fleet "1 (up to 3, as load asks)", naming the HPA's rule when it decides. */
+function fleetSize(door: FrontDoor, rule: ScaleRuleName | undefined): string {
   const max = door.instancePorts.length;
-  return door.enabledServers === max ? String(max) : `${door.enabledServers} (up to ${max}, as load asks)`;
+  if (door.enabledServers === max) return String(max);
+  const by = rule === "hpa" ? ", by the Kubernetes HPA's rule" : "";
+  return `${door.enabledServers} (up to ${max}, as load asks${by})`;
 }

@@ -46,12 +46,19 @@ describe("the launch state file", () => {
 
   it("keeps an elastic fleet's last decision, and refuses one it does not recognise", () => {
     const dir = tempDir("launch-state-");
-    const autoscaler: AutoscalerRecord = { range: "1..3", action: "hold", reason: "at the minimum", atMs: 1 };
+    const autoscaler: AutoscalerRecord = {
+      range: "1..3",
+      rule: "hpa",
+      action: "hold",
+      reason: "at the minimum",
+      atMs: 1,
+    };
     const written = { ...state([{ port: 8001, gpu: "0", state: "serving", group: undefined }]), autoscaler };
     writeLaunchState(dir, written);
     expect(readLaunchState(dir)).toEqual(written);
     for (const bad of [
       { ...autoscaler, action: "sideways" },
+      { ...autoscaler, rule: "keda" },
       { ...autoscaler, range: "1..3\u001b[2J" },
       { ...autoscaler, reason: "x".repeat(1001) },
     ]) {

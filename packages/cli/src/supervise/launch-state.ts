@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { leftGroupState, processStartTicks, stopLeftGroup } from "@finetune-studio/internal";
+import type { ScaleRuleName } from "../shared/autoscale-flags.js";
 import { writeFilesTogether } from "../shared/safe-files.js";
 import { INSTANCE_STATES, type InstanceState } from "./life-cycle.js";
 
@@ -23,7 +24,7 @@ export interface LaunchState {
   /** The port on 127.0.0.1 where the front door's HAProxy serves its own Prometheus metrics; none for a launch of one. */
   metricsPort?: number | undefined;
   instances: RecordedInstance[];
-  /** An elastic fleet's autoscaler: its range and its last decision, with why. */
+  /** An elastic fleet's autoscaler: its range, its rule and its last decision, with why. */
   autoscaler?: AutoscalerRecord | undefined;
 }
 
@@ -31,6 +32,8 @@ export interface LaunchState {
 export interface AutoscalerRecord {
   /** `MIN..MAX`. */
   range: string;
+  /** `--scale-rule`; absent in state files written before it (the window rule). */
+  rule?: ScaleRuleName | undefined;
   /** up, down or hold; none before its first read of the instances. */
   action: "up" | "down" | "hold" | "none";
   /** Why, with the signals that caused it. */
@@ -115,6 +118,7 @@ function isAutoscalerRecord(value: unknown): value is AutoscalerRecord {
     value !== null &&
     typeof record.range === "string" &&
     /^\d{1,2}\.\.\d{1,2}$/.test(record.range) &&
+    (record.rule === undefined || ["window", "hpa"].includes(record.rule)) &&
     ["up", "down", "hold", "none"].includes(record.action) &&
     typeof record.reason === "string" &&
     record.reason.length <= 1000 &&

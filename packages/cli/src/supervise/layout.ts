@@ -11,6 +11,7 @@ import {
   IDLE_FLAG,
   SCALE_DOWN_AFTER_FLAG,
   SCALE_ON_FLAG,
+  SCALE_RULE_FLAG,
 } from "../shared/autoscale-flags.js";
 import {
   GPUS_FLAG,
@@ -122,12 +123,18 @@ function parseScaling(
     }
     return undefined;
   }
-  return inHelp(helpFor, () => ({
-    ...range,
-    signals: parsed.get(SCALE_ON_FLAG) ?? { ...DEFAULT_SCALE_SIGNALS },
-    downAfterMs: (parsed.get(SCALE_DOWN_AFTER_FLAG) ?? DEFAULT_SCALE_DOWN_AFTER_SECONDS) * 1000,
-    idle: parsed.get(IDLE_FLAG) ?? "stop",
-  }));
+  return inHelp(helpFor, () => {
+    const rule = parsed.get(SCALE_RULE_FLAG) ?? "window";
+    // production-stack's KEDA default scales on the queue alone; kv is played only when asked for.
+    const defaults = rule === "hpa" ? { queue: DEFAULT_SCALE_SIGNALS.queue } : { ...DEFAULT_SCALE_SIGNALS };
+    return {
+      ...range,
+      signals: parsed.get(SCALE_ON_FLAG) ?? defaults,
+      downAfterMs: (parsed.get(SCALE_DOWN_AFTER_FLAG) ?? DEFAULT_SCALE_DOWN_AFTER_SECONDS) * 1000,
+      idle: parsed.get(IDLE_FLAG) ?? "stop",
+      rule,
+    };
+  });
 }
 
 /**

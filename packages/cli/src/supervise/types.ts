@@ -1,7 +1,7 @@
 import type { RoutingPolicy } from "@finetune-studio/serve-kit";
 import type { ScaleSignals, ScalingRange } from "@finetune-studio/serve-kit/internal";
 import type { LaunchSettings } from "../instance/launch-settings.js";
-import type { IdleAction } from "../shared/autoscale-flags.js";
+import type { IdleAction, ScaleRuleName } from "../shared/autoscale-flags.js";
 import type { CliIo } from "../shared/io.js";
 import type { Instance } from "./instance.js";
 
@@ -29,11 +29,15 @@ export interface FleetLayout {
   scaling: AutoscaleSettings | undefined;
 }
 
-/** An elastic fleet: MIN..MAX, the thresholds it grows past, its scale-down window and what idle means. */
+/**
+ * An elastic fleet: MIN..MAX, the thresholds it grows past, its scale-down window (the HPA's stabilization
+ * window with the hpa rule), what idle means and the rule that decides.
+ */
 export interface AutoscaleSettings extends ScalingRange {
   signals: ScaleSignals;
   downAfterMs: number;
   idle: IdleAction;
+  rule: ScaleRuleName;
 }
 
 /** A rolling reload in progress: later triggers join it and hear the rest of its progress. */

@@ -53,7 +53,7 @@ export interface FleetCounts {
 export type ScaleDecision =
   | { readonly action: "hold"; readonly reason: string }
   | { readonly action: "up"; readonly add: number; readonly reason: string }
-  | { readonly action: "down"; readonly reason: string };
+  | { readonly action: "down"; readonly remove: number; readonly reason: string };
 
 /** Above this mean KV-cache usage vLLM preempts: shrinking never projects the fleet past it. */
 const KV_FULL = 1;
@@ -79,6 +79,7 @@ export function decideScale(
   const last = downWindow[downWindow.length - 1] as FleetSample;
   return {
     action: "down",
+    remove: 1,
     reason: `one fewer would have fitted for ${seconds(policy.downAfterMs)} (${describe(last)}): ${counts.serving} → ${counts.serving - 1}`,
   };
 }
@@ -135,12 +136,12 @@ function fitsWithOneFewer(sample: FleetSample, policy: ScalePolicy): boolean {
   return kv === null || (kv * n) / (n - 1) <= (policy.kv ?? KV_FULL);
 }
 
-function totalWaiting(sample: FleetSample): number {
+export function totalWaiting(sample: FleetSample): number {
   return sample.serving.reduce((sum, one) => sum + one.waiting, 0);
 }
 
 /** The mean KV-cache usage of the instances that report it; null when none does. */
-function meanKv(sample: FleetSample): number | null {
+export function meanKv(sample: FleetSample): number | null {
   const known = sample.serving.flatMap((one) => (one.kvUsage === null ? [] : [one.kvUsage]));
   return known.length === 0 ? null : known.reduce((sum, kv) => sum + kv, 0) / known.length;
 }

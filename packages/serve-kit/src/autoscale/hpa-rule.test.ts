@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type HpaPolicy, type HpaState, hpaSync } from "./hpa-rule.js";
+import { type HpaPolicy, type HpaState, hpaSync, hpaSyncMetrics } from "./hpa-rule.js";
 
 // production-stack's KEDA example: queue > 5 per replica, an AverageValue target on the total.
 const policy: HpaPolicy = { min: 1, max: 4, target: 5 };
@@ -37,5 +37,29 @@ describe("hpaSync, the HPA's replica rule", () => {
     expect(hpaSync({ replicas: 8, recommendations: [] }, 100, 0, wide).replicas).toBe(16);
     // With no recommendation kept yet, nothing holds the count up: it falls to the minimum.
     expect(hpaSync({ replicas: 8, recommendations: [] }, 0, 0, { ...wide, min: 3 }).replicas).toBe(3);
+  });
+});
+
+describe("hpaSyncMetrics, the HPA with several metrics", () => {
+  const limits = { min: 1, max: 8 };
+  const start: HpaState = { replicas: 2, recommendations: [] };
+
+  it("takes the largest of each metric's count: AverageValue on the total, Value on the ready replicas", () => {
+    const queue = { type: "AverageValue", total: 4, target: 5 } as const;
+    // 0.95 of the cache in use against 0.5: ceil(1.9 x 2 ready) = 4, past the queue's ceil(4 / 5) = 1.
+    const kv = { type: "Value", value: 0.95, target: 0.5, ready: 2 } as const;
+    expect(hpaSyncMetrics(start, [queue, kv], 0, limits).replicas).toBe(4);
+    expect(hpaSyncMetrics(start, [{ ...queue, total: 30 }, kv], 0, limits).replicas).toBe(6);
+  });
+
+  it("counts a Value within the tolerance of its target as the current count", () => {
+    const kv = { type: "Value", value: 0.85, target: 0.8, ready: 2 } as const;
+    expect(hpaSyncMetrics(start, [kv], 0, limits).replicas).toBe(2);
+  });
+
+  it("plays hpaSync's one AverageValue metric alike", () => {
+    const metric = { type: "AverageValue", total: 16, target: 5 } as const;
+    const one = { replicas: 1, recommendations: [] };
+    expect(hpaSyncMetrics(one, [metric], 0, policy)).toEqual(hpaSync(one, 16, 0, policy));
   });
 });

@@ -5,7 +5,8 @@
  * ceil(total / target) unless the usage ratio is within the tolerance (0.1) of 1; scale-down stabilised
  * to the highest recommendation of the window (300 s by default), scale-up immediate; at most
  * max(double, +4) up per sync period (15 s). KEDA's cooldownPeriod applies only to scaling to and from
- * zero, so with a minimum of one or more it plays no part here.
+ * zero, so with a minimum of one or more it plays no part here. With several metrics (several KEDA triggers)
+ * the desired count is the largest of each metric's (computeReplicasForMetrics).
  */
 
 export interface HpaPolicy {
@@ -27,12 +28,34 @@ export interface HpaState {
   readonly recommendations: readonly { readonly timeMs: number; readonly replicas: number }[];
 }
 
+/**
+ * One metric as KEDA hands it to the HPA, by its target type (ScaledObject `metricType`):
+ * - `AverageValue`: the query's total over every replica, against a target per replica;
+ * - `Value`: the query's number as it is (an average, say), against the target as it is; the HPA then
+ *   scales the ready replicas by their ratio.
+ */
+export type HpaMetric =
+  | { readonly type: "AverageValue"; readonly total: number; readonly target: number }
+  | { readonly type: "Value"; readonly value: number; readonly target: number; readonly ready: number };
+
 export const HPA_DEFAULTS = { syncMs: 15_000, downStabilizationMs: 300_000, tolerance: 0.1 } as const;
 
 /** The HPA's state after one sync at `nowMs`, where the metric's total (over every replica) is `total`. */
 export function hpaSync(state: HpaState, total: number, nowMs: number, policy: HpaPolicy): HpaState {
+  return hpaSyncMetrics(state, [{ type: "AverageValue", total, target: policy.target }], nowMs, policy);
+}
+
+/** hpaSync with several metrics: the desired count is the largest of each metric's (none: the current). */
+export function hpaSyncMetrics(
+  state: HpaState,
+  metrics: readonly HpaMetric[],
+  nowMs: number,
+  policy: Omit<HpaPolicy, "target">,
+): HpaState {
   const downWindowMs = policy.downStabilizationMs ?? HPA_DEFAULTS.downStabilizationMs;
-  const desired = clamp(desiredReplicas(state.replicas, total, policy), policy);
+  const tolerance = policy.tolerance ?? HPA_DEFAULTS.tolerance;
+  const proposals = metrics.map((metric) => desiredReplicas(state.replicas, metric, tolerance));
+  const desired = clamp(metrics.length === 0 ? state.replicas : Math.max(...proposals), policy);
   const recommendations = [
     ...state.recommendations.filter((one) => one.timeMs > nowMs - downWindowMs),
     { timeMs: nowMs, replicas: desired },
@@ -43,12 +66,18 @@ export function hpaSync(state: HpaState, total: number, nowMs: number, policy: H
   return { replicas: clamp(limitRate(state.replicas, stabilized), policy), recommendations };
 }
 
-/** ceil(total / target), or the current count while usage is within the tolerance of the target. */
-function desiredReplicas(current: number, total: number, policy: HpaPolicy): number {
-  const tolerance = policy.tolerance ?? HPA_DEFAULTS.tolerance;
-  const ratio = total / (policy.target * current);
+/**
+ * One metric's count, or the current count while its usage is within the tolerance of the target:
+ * AverageValue ceil(total / target) (GetExternalPerPodMetricReplicas), Value ceil(value / target x ready)
+ * (GetExternalMetricReplicas).
+ */
+function desiredReplicas(current: number, metric: HpaMetric, tolerance: number): number {
+  const ratio =
+    metric.type === "AverageValue" ? metric.total / (metric.target * current) : metric.value / metric.target;
   if (Math.abs(1 - ratio) <= tolerance) return current;
-  return Math.ceil(total / policy.target);
+  return metric.type === "AverageValue"
+    ? Math.ceil(metric.total / metric.target)
+    : Math.ceil(ratio * metric.ready);
 }
 
 /** The default scale-up policies: 100% or 4 pods per period, whichever is more; scale-down 100%. */
@@ -56,6 +85,6 @@ function limitRate(current: number, wanted: number): number {
   return Math.min(wanted, Math.max(2 * current, current + 4));
 }
 
-function clamp(replicas: number, policy: HpaPolicy): number {
+function clamp(replicas: number, policy: Pick<HpaPolicy, "min" | "max">): number {
   return Math.min(policy.max, Math.max(policy.min, replicas));
 }
