@@ -82,16 +82,17 @@ describe("launch --instances MIN..MAX: the local autoscaler", { timeout: 240_000
       expect(fleet.most).toBe(3);
       expect(fleet.shared).toEqual([]);
       expect(fleet.state?.instances.map((one) => one.gpu).sort()).toEqual(["1", "2", "3"]);
-      expect(proc.output()).toMatch(/autoscaler: scaling up: \d+ waiting .* for 6 s: 1 → 2/);
+      expect(proc.output()).toMatch(/autoscaler: scaling up: \d+ waiting .* for 6 s: 1 → [23]/);
       const status = await runCapture(["status", "--launch", String(port), "--interval", "1"], env);
       expect(status.stderr).toMatch(
         /instances on ports \d+ serving, \d+ serving, \d+ serving; autoscaler 1..3: (hold|up) \(/,
       );
       expect(await untilScrapedUp(prometheusUrl, 3, 30_000)).toBe(3);
 
-      // The load ends; a trickle goes on (two callers, which one instance runs at once) through each drain.
+      // The load ends; a trickle goes on (one caller) through each drain. Two would keep one instance's two
+      // slots always busy, which the autoscaler rightly does not shrink to (10% to spare).
       const trickle = await loadThrough(port, {
-        callers: 2,
+        callers: 1,
         minimum: 0,
         triggerAfter: 1,
         trigger: () => fleet.until("back to MIN", (s) => s.instances.length === 1, 45_000),

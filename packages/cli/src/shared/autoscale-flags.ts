@@ -34,7 +34,7 @@ export const SCALE_DOWN_AFTER_FLAG = ruleFlag<number>(
   "scale-down-after",
   {
     valueName: "DURATION",
-    help: "with --instances MIN..MAX: drain an instance once the fleet would have\nfitted with one fewer for this long: 15s, 5m, 1h",
+    help: "with --instances MIN..MAX: drain instances once the fleet would have\nfitted on fewer for this long: 15s, 5m, 1h",
     shows: durationText(DEFAULT_SCALE_DOWN_AFTER_SECONDS),
   },
   (text, flag) => asFlagRule(() => parseDuration(text, flag, 1, MAX_SCALE_DOWN_AFTER_SECONDS), flag, text),

@@ -12,7 +12,7 @@ import type { AutoscaleSettings } from "./types.js";
 /**
  * How long the load stays past a threshold before an instance is added: three reads, so one burst between
  * two reads adds nothing. Far shorter than AIBrix's 60 s panic window: on one machine the step costs only
- * GPUs that are free (or an instance that wakes in seconds), and decideScale at most doubles per step.
+ * GPUs that are free (or an instance that wakes in seconds), and decideScale adds at most max(2x, +4) a step.
  */
 export const UP_WINDOW_MS = 3 * POLL_MS;
 

@@ -19,9 +19,20 @@ describe("decideScale: growing", () => {
   it("adds to the HPA's size, ceil(total waiting / queue), once the queue stayed past it for the window", () => {
     const samples = every5s(10_000, [instance(12), instance(10)]);
     const decision = decideScale(samples, policy, steady, 10_000);
-    // ceil(22 / 5) = 5, held to twice the fleet: 4.
+    // ceil(22 / 5) = 5, held to the maximum: 4.
     expect(decision).toMatchObject({ action: "up", add: 2 });
     expect(decision.reason).toMatch(/22 waiting \(11 per instance\).*2 → 4/);
+  });
+
+  it("sizes for the window's mean load: a queue that built up through it is met, one spike is not followed", () => {
+    const one = { serving: 1, arriving: 0, draining: 0 };
+    const large = { ...policy, max: 16 };
+    // A step load on one instance: 8, 20 and 32 waiting: a mean of 20, ceil(20 / 5) = 4.
+    const ramp = [8, 20, 32].map((waiting, i) => ({ timeMs: i * 5_000, serving: [instance(waiting)] }));
+    expect(decideScale(ramp, large, one, 10_000)).toMatchObject({ action: "up", add: 3 });
+    // 6, 6 and a spike of 60: a mean of 24, 5 instances, not the 12 the spike alone asks.
+    const spike = [6, 6, 60].map((waiting, i) => ({ timeMs: i * 5_000, serving: [instance(waiting)] }));
+    expect(decideScale(spike, large, one, 10_000)).toMatchObject({ action: "up", add: 4 });
   });
 
   it("waits for the whole window: a queue seen for less time holds", () => {
@@ -35,11 +46,24 @@ describe("decideScale: growing", () => {
     expect(decideScale(samples, policy, steady, 10_000).action).not.toBe("up");
   });
 
-  it("never passes the maximum, and at most doubles in one step", () => {
+  it("never passes the maximum, and adds at most max(2x, +4) in one step, as the HPA's default policies", () => {
     const flood = every5s(10_000, [instance(100)]);
     expect(decideScale(flood, policy, { serving: 1, arriving: 0, draining: 0 }, 10_000)).toMatchObject({
       action: "up",
-      add: 1,
+      add: 3,
+    });
+    const large = { ...policy, max: 64 };
+    expect(decideScale(flood, large, { serving: 1, arriving: 0, draining: 0 }, 10_000)).toMatchObject({
+      action: "up",
+      add: 4,
+    });
+    const fleet = every5s(
+      10_000,
+      Array.from({ length: 6 }, () => instance(100)),
+    );
+    expect(decideScale(fleet, large, { serving: 6, arriving: 0, draining: 0 }, 10_000)).toMatchObject({
+      action: "up",
+      add: 6,
     });
     const atMax = every5s(10_000, [instance(100), instance(100), instance(100), instance(100)]);
     expect(decideScale(atMax, policy, { serving: 4, arriving: 0, draining: 0 }, 10_000)).toMatchObject({
@@ -78,6 +102,60 @@ describe("decideScale: shrinking", () => {
       action: "hold",
       reason: expect.stringMatching(/one fewer would not have fitted/),
     });
+  });
+
+  it("keeps the fleet while its mean load would keep one fewer's slots busy, though a few waiting is allowed", () => {
+    // 8 running and 2 waiting on 4 instances of batch 2: 2 waiting on each of three would pass no threshold,
+    // but three run 6 at once and 10 keep coming: the fleet has no instance to spare.
+    const full = every5s(15_000, [instance(1, 2), instance(1, 2), instance(0, 2), instance(0, 2)]);
+    const four = { serving: 4, arriving: 0, draining: 0 };
+    expect(decideScale(full, policy, four, 15_000)).toMatchObject({
+      action: "hold",
+      reason: expect.stringMatching(
+        /3 would have been too busy: 10 requests on average over 10 s for their 6 at once/,
+      ),
+    });
+    // 5 on average fits three's 6 within the HPA's 10% tolerance (5.4): one goes.
+    const lighter = every5s(15_000, [instance(0, 2), instance(0, 2), instance(0, 1), instance(0, 0)]);
+    expect(decideScale(lighter, policy, four, 15_000).action).toBe("down");
+    // A load that just fell: the window's mean (4.5) fits, its first 10 s (6 on average) did not.
+    const fell = every5s(15_000, [instance(0, 2), instance(0, 2), instance(0, 1), instance(0, 1)]);
+    fell[3] = { timeMs: 15_000, serving: [instance(0, 0), instance(0, 0), instance(0, 0), instance(0, 0)] };
+    expect(decideScale(fell, policy, four, 15_000)).toMatchObject({
+      action: "hold",
+      reason: expect.stringMatching(
+        /3 would have been too busy: 6 requests on average over 10 s for their 6 at once/,
+      ),
+    });
+  });
+
+  it("drops to the fewest that would have fitted at once, as the HPA does, never below the minimum", () => {
+    // 1 running on 4 for the whole window: one instance runs it (1 of 2 slots, within 10% to spare; its KV
+    // cache 4 × 10% full).
+    const fell = every5s(15_000, [
+      instance(0, 1, 0.1),
+      instance(0, 0, 0.1),
+      instance(0, 0, 0.1),
+      instance(0, 0, 0.1),
+    ]);
+    const four = { serving: 4, arriving: 0, draining: 0 };
+    expect(decideScale(fell, policy, four, 15_000)).toMatchObject({
+      action: "down",
+      remove: 3,
+      reason: expect.stringMatching(/^3 fewer would have fitted for 15 s .*: 4 → 1$/),
+    });
+    expect(decideScale(fell, { ...policy, min: 2 }, four, 15_000)).toMatchObject({
+      action: "down",
+      remove: 2,
+    });
+    // 3 running: one instance's 2 slots would not hold them, two would.
+    const three = every5s(15_000, [
+      instance(0, 1, 0.1),
+      instance(0, 1, 0.1),
+      instance(0, 1, 0.1),
+      instance(0, 0, 0.1),
+    ]);
+    expect(decideScale(three, policy, four, 15_000)).toMatchObject({ action: "down", remove: 2 });
   });
 
   it("keeps the fleet while KV usage spread on one fewer would pass the threshold, or fill the cache", () => {

@@ -1,10 +1,13 @@
+import { HPA_DEFAULTS, hpaScaleUpLimit } from "./hpa-rule.js";
+
 /**
  * The autoscaler's rule: from vLLM's own signals, read from each serving instance's `/metrics`, whether a
  * fleet grows, shrinks or holds. Pure: the supervisor reads the pages, keeps the samples and acts.
  *
  * It grows when, for the whole up window, the waiting requests per serving instance stay past `queue` (or
- * the mean KV-cache usage past `kv`), to the size the Kubernetes HPA's rule gives for that load
- * (ceil(total waiting / queue)), at most doubling in one step as AIBrix does, never past `max`. It shrinks
+ * the mean KV-cache usage past `kv`), to the size the Kubernetes HPA's rule gives for the window's mean load
+ * (ceil(total waiting / queue)), at most max(2x, +4) in one step as the HPA's default scale-up policies
+ * allow, never past `max`. It shrinks
  * by one when, for the whole `downAfterMs`, the fleet with one instance fewer would have stayed under both
  * thresholds: the load the leaving instance carried is spread on the others (each runs at most `batch`
  * requests at once, vLLM's --max-num-seqs; the rest would wait). Never below `min`. While an instance
@@ -74,14 +77,37 @@ export function decideScale(
   if (counts.arriving > 0 || counts.draining > 0) return hold("an instance is still starting or draining");
   const downWindow = windowOf(samples, nowMs, policy.downAfterMs);
   if (downWindow === undefined) return hold(`fewer than ${seconds(policy.downAfterMs)} of signals read`);
-  const tight = downWindow.find((sample) => !fitsWithOneFewer(sample, policy));
-  if (tight !== undefined) return hold(`one fewer would not have fitted: ${describe(tight)}`);
+  const fewest = fewestThatFit(downWindow, policy, counts.serving);
+  if (typeof fewest === "string") return hold(fewest);
   const last = downWindow[downWindow.length - 1] as FleetSample;
+  const fewer = counts.serving - fewest;
   return {
     action: "down",
-    remove: 1,
-    reason: `one fewer would have fitted for ${seconds(policy.downAfterMs)} (${describe(last)}): ${counts.serving} → ${counts.serving - 1}`,
+    remove: fewer,
+    reason: `${fewer === 1 ? "one" : fewer} fewer would have fitted for ${seconds(policy.downAfterMs)} (${describe(last)}): ${counts.serving} → ${fewest}`,
   };
+}
+
+/**
+ * The fewest instances, from MIN up to one fewer than `serving`, that would have run the window's load (as
+ * the HPA drops to its desired count at once: a load that fell from four instances' worth to one's goes in
+ * one step, not three windows); or why not even one fewer would have.
+ */
+function fewestThatFit(
+  window: readonly FleetSample[],
+  policy: ScalePolicy,
+  serving: number,
+): number | string {
+  let why = "";
+  for (let count = Math.max(policy.min, 1); count < serving; count++) {
+    const tight = window.find((sample) => !fitsOn(sample, policy, count));
+    why =
+      tight === undefined
+        ? (busierThan(window, policy, count) ?? "")
+        : `one fewer would not have fitted: ${describe(tight)}`;
+    if (why === "") return count;
+  }
+  return why;
 }
 
 /** The samples of the last `spanMs`, or undefined when the samples kept do not reach back that far. */
@@ -96,10 +122,13 @@ function windowOf(samples: readonly FleetSample[], nowMs: number, spanMs: number
 function growth(window: readonly FleetSample[], policy: ScalePolicy, planned: number): ScaleDecision {
   const last = window[window.length - 1] as FleetSample;
   if (planned >= policy.max) return hold(`at the maximum of ${policy.max} (${describe(last)})`);
-  // Every sample of the window asked for at least this many: the smallest of their HPA sizes.
-  const wanted = Math.min(...window.map((sample) => hpaSize(sample, policy)));
+  // The HPA's size for the window's mean load, as Knative's KPA averages its window: a queue that built up
+  // through the window is met at its mean (its first sample alone, just past the threshold, under-sized a
+  // step load by half), a spike in one sample is not followed.
+  const sizes = window.map((sample) => hpaSize(sample, policy));
+  const wanted = Math.ceil(sizes.reduce((sum, size) => sum + size, 0) / sizes.length - 1e-9);
   if (wanted <= planned) return hold(`the instances on their way cover ${describe(last)}`);
-  const target = Math.min(policy.max, wanted, 2 * planned);
+  const target = Math.min(policy.max, wanted, hpaScaleUpLimit(planned));
   return {
     action: "up",
     add: target - planned,
@@ -116,24 +145,48 @@ function pressed(sample: FleetSample, policy: ScalePolicy): boolean {
   return policy.kv !== undefined && kv !== null && kv > policy.kv;
 }
 
-/** The Kubernetes HPA's size for an AverageValue target on the total: ceil(total waiting / queue). */
+/** The Kubernetes HPA's size for an AverageValue target on the total, before rounding up: total waiting / queue. */
 function hpaSize(sample: FleetSample, policy: ScalePolicy): number {
-  const byQueue = Math.ceil(totalWaiting(sample) / policy.queue);
+  const byQueue = totalWaiting(sample) / policy.queue;
   const kv = meanKv(sample);
-  const byKv =
-    policy.kv !== undefined && kv !== null ? Math.ceil((sample.serving.length * kv) / policy.kv) : 0;
+  const byKv = policy.kv !== undefined && kv !== null ? (sample.serving.length * kv) / policy.kv : 0;
   return Math.max(byQueue, byKv);
 }
 
-/** Whether the sample's load, spread on one instance fewer, would have stayed under both thresholds. */
-function fitsWithOneFewer(sample: FleetSample, policy: ScalePolicy): boolean {
+/**
+ * Why `count` instances would have been too busy: in some stretch of the window as long as the up window, the
+ * mean load (running and waiting) past what they run at once, less the HPA's 10% tolerance. A queue under
+ * the threshold is allowed for a moment, never as the steady state: a fleet whose every slot is busy and that
+ * still has a few waiting has no instance to spare (shrinking on the queue threshold alone took a step
+ * load's fleet from four to three mid-step, and doubled its p95). Stretches, not the whole window's mean: a
+ * load that just fell has not fitted for the whole window. Undefined when they would have fitted.
+ */
+function busierThan(window: readonly FleetSample[], policy: ScalePolicy, count: number): string | undefined {
+  const slots = count * policy.batch;
+  const start = (window[0] as FleetSample).timeMs;
+  const stretches = new Map<number, number[]>();
+  for (const sample of window) {
+    const stretch = Math.floor((sample.timeMs - start) / policy.upWindowMs);
+    const load = sample.serving.reduce((sum, one) => sum + one.running + one.waiting, 0);
+    stretches.set(stretch, [...(stretches.get(stretch) ?? []), load]);
+  }
+  const means = [...stretches.values()].map(
+    (loads) => loads.reduce((sum, load) => sum + load, 0) / loads.length,
+  );
+  const busiest = Math.max(...means);
+  if (busiest <= slots * (1 - HPA_DEFAULTS.tolerance)) return undefined;
+  return `${count} would have been too busy: ${round(busiest)} requests on average over ${seconds(policy.upWindowMs)} for their ${slots} at once`;
+}
+
+/** Whether the sample's load, spread on `count` instances, would have stayed under both thresholds. */
+function fitsOn(sample: FleetSample, policy: ScalePolicy, count: number): boolean {
   const n = sample.serving.length;
-  if (n <= 1) return false;
+  if (n === 0 || count >= n) return false;
   const load = sample.serving.reduce((sum, one) => sum + one.running + one.waiting, 0);
-  const waitingAfter = Math.max(0, load - (n - 1) * policy.batch);
-  if (waitingAfter / (n - 1) > policy.queue) return false;
+  const waitingAfter = Math.max(0, load - count * policy.batch);
+  if (waitingAfter / count > policy.queue) return false;
   const kv = meanKv(sample);
-  return kv === null || (kv * n) / (n - 1) <= (policy.kv ?? KV_FULL);
+  return kv === null || (kv * n) / count <= (policy.kv ?? KV_FULL);
 }
 
 export function totalWaiting(sample: FleetSample): number {

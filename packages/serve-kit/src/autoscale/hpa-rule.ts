@@ -82,7 +82,12 @@ function desiredReplicas(current: number, metric: HpaMetric, tolerance: number):
 
 /** The default scale-up policies: 100% or 4 pods per period, whichever is more; scale-down 100%. */
 function limitRate(current: number, wanted: number): number {
-  return Math.min(wanted, Math.max(2 * current, current + 4));
+  return Math.min(wanted, hpaScaleUpLimit(current));
+}
+
+/** The most replicas the HPA's default scale-up policies reach from `current` in one period: max(2x, +4). */
+export function hpaScaleUpLimit(current: number): number {
+  return Math.max(2 * current, current + 4);
 }
 
 function clamp(replicas: number, policy: Pick<HpaPolicy, "min" | "max">): number {
