@@ -60,3 +60,19 @@ function readState(path: string): FleetReading | undefined {
     groups: instances.flatMap((one) => (one.group === undefined ? [] : [one.group.pgid])),
   };
 }
+
+/**
+ * When the launch's autoscaler started, on this process's performance.now() clock: its record keeps its
+ * start time until its first decision. Undefined once it has decided, or without a state file.
+ */
+export function autoscalerStart(dir: string): number | undefined {
+  try {
+    const text = readFileSync(join(dir, "state.json"), "utf8");
+    if (text.length > MAX_STATE_BYTES) return undefined;
+    const record = (JSON.parse(text) as { autoscaler?: { action?: string; atMs?: number } }).autoscaler;
+    if (record?.action !== "none" || typeof record.atMs !== "number") return undefined;
+    return performance.now() - (Date.now() - record.atMs);
+  } catch {
+    return undefined;
+  }
+}

@@ -27,6 +27,8 @@ export interface StandInFleet {
   readonly port: number;
   /** The launch's runtime directory, where its state.json says each instance's state. */
   readonly dir: string;
+  /** A directory of this run's own, removed with it. */
+  readonly scratch: string;
   /** The environment a command on this launch needs (`bench --launch P` finds it by its runtime directory). */
   readonly env: NodeJS.ProcessEnv;
   /** The stand-ins' events (asleep, awake, wake-failed, chat-while-asleep), oldest first. */
@@ -75,6 +77,7 @@ export async function startStandInFleet(
   return {
     proc,
     port,
+    scratch: temp,
     env: { ...process.env, XDG_RUNTIME_DIR: runtime },
     dir: join(runtime, `studio-serve-${process.getuid?.() ?? 0}-${port}`),
     events: () => readEvents(join(temp, "stand-in-events.jsonl")),

@@ -2,8 +2,7 @@
 // stage's rate), as a user watches a fleet follow its load: its per-request records, and when each stage
 // began on this process's clock (from the line bench prints as a stage starts), so they line up with the
 // fleet's readings.
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { startProcess } from "@finetune-studio/testing";
 import { CLI, MODEL } from "./stand-in-fleet.js";
@@ -31,41 +30,38 @@ export interface StepLoadRun {
 export const REQUEST_SHAPE = ["--input-tokens", "32", "--output-tokens", "40"];
 const STAGE_LINE = /^bench: stage (\d+) of \d+ at/gm;
 
-/** Runs `studio-serve bench --launch PORT --stages ...` to its end; throws when it fails. */
+/**
+ * Runs `studio-serve bench --launch PORT --stages ...` to its end, its files written in `scratch` (which
+ * the caller removes); throws when it fails.
+ */
 export async function runStepLoad(
   port: number,
   stages: readonly Stage[],
   env: NodeJS.ProcessEnv,
+  scratch: string,
 ): Promise<StepLoadRun> {
-  const out = mkdtempSync(join(tmpdir(), "bench-step-load-"));
-  try {
-    const spec = stages.map((stage) => `${stage.rate}:${stage.seconds}s`).join(",");
-    const args = ["bench", "--launch", String(port), "--model", MODEL, "--stages", spec, ...REQUEST_SHAPE];
-    const proc = startProcess(process.execPath, [CLI, ...args, "--seed", "1", "--out", join(out, "run")], {
-      env,
-    });
-    const stageStartsMs: number[] = [];
-    const watch = setInterval(() => noteStages(proc.output(), stageStartsMs), 20);
-    const code = await proc.exited;
-    clearInterval(watch);
-    noteStages(proc.output(), stageStartsMs);
-    if (code !== 0 || stageStartsMs.length !== stages.length) {
-      throw new Error(
-        `bench --stages ended with ${code}, ${stageStartsMs.length} stages seen:\n${proc.output().slice(-2000)}`,
-      );
-    }
-    const origin = stageStartsMs[0] as number;
-    const records = readFileSync(join(out, "run", "records.jsonl"), "utf8")
-      .split("\n")
-      .filter((line) => line !== "")
-      .map((line) => {
-        const record = JSON.parse(line) as { ok: boolean; startMs: number; latencyMs: number };
-        return { ok: record.ok, sentMs: origin + record.startMs, latencyMs: record.latencyMs };
-      });
-    return { stageStartsMs, records };
-  } finally {
-    rmSync(out, { recursive: true, force: true });
+  const spec = stages.map((stage) => `${stage.rate}:${stage.seconds}s`).join(",");
+  const args = ["bench", "--launch", String(port), "--model", MODEL, "--stages", spec, ...REQUEST_SHAPE];
+  const out = join(scratch, "step-load");
+  const proc = startProcess(process.execPath, [CLI, ...args, "--seed", "1", "--out", out], { env });
+  const stageStartsMs: number[] = [];
+  const watch = setInterval(() => noteStages(proc.output(), stageStartsMs), 20);
+  const code = await proc.exited;
+  clearInterval(watch);
+  noteStages(proc.output(), stageStartsMs);
+  if (code !== 0 || stageStartsMs.length !== stages.length) {
+    const tail = proc.output().slice(-2000);
+    throw new Error(`bench --stages ended with ${code}, ${stageStartsMs.length} stages seen:\n${tail}`);
   }
+  const origin = stageStartsMs[0] as number;
+  const records = readFileSync(join(out, "records.jsonl"), "utf8")
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => {
+      const record = JSON.parse(line) as { ok: boolean; startMs: number; latencyMs: number };
+      return { ok: record.ok, sentMs: origin + record.startMs, latencyMs: record.latencyMs };
+    });
+  return { stageStartsMs, records };
 }
 
 /** Notes the time each stage's line was first seen in `output` (polled every 20 ms). */

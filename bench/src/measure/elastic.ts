@@ -13,7 +13,7 @@ import {
   mostHolding,
   servingAbove,
 } from "../elastic/fleet-figures.js";
-import { type FleetReading, watchFleet } from "../elastic/fleet-watch.js";
+import { autoscalerStart, type FleetReading, watchFleet } from "../elastic/fleet-watch.js";
 import { STAND_IN_TIMING, type StandInFleet, startStandInFleet } from "../elastic/stand-in-fleet.js";
 import { type LoadRecord, runStepLoad, type Stage } from "../elastic/step-load.js";
 import { ratio } from "../format.js";
@@ -43,7 +43,7 @@ export const fullElastic: ElasticSettings = {
     { rate: 1, seconds: 60 },
     { rate: 6, seconds: 60 },
   ],
-  scaleDownAfter: "30s",
+  scaleDownAfter: "15s",
   sleepScaleDownAfter: "15s",
 };
 
@@ -79,26 +79,43 @@ interface Run {
   readonly records: readonly LoadRecord[];
   readonly stageStartsMs: readonly number[];
   readonly endMs: number;
-  /** When the launch said it was ready (its autoscaler's clock starts then). */
-  readonly readyMs: number;
+  /** When the launch's autoscaler started, on this process's performance.now() clock (its HPA syncs count from it). */
+  readonly autoscalerStartMs: number | undefined;
   readonly events: readonly { event: string }[];
 }
 
-/** Starts the policy's launch, plays `stages` through it `startAfterReadyMs` after it is ready, stops it. */
-async function play(policy: Policy, stages: readonly Stage[], startAfterReadyMs: number): Promise<Run> {
+/**
+ * Starts the policy's launch, plays `stages` through it, and stops it (always). With `midSync`, the load
+ * starts so that its second stage (the step) falls mid-way between two of the HPA's syncs: the mean over the
+ * phases a step can fall at (right after a sync it would wait 15 s, right before one hardly at all).
+ */
+async function play(policy: Policy, stages: readonly Stage[], midSync = false): Promise<Run> {
   const fleet: StandInFleet = await startStandInFleet(policy.instances, policy.more, policy.env);
-  const readyMs = performance.now();
   const watch = watchFleet(fleet.dir);
+  // Ctrl-C (or SIGTERM) stops the launch as a user's would: its instances drained, its group gone.
+  const interrupted = () => void fleet.stop().finally(() => process.exit(130));
+  process.once("SIGINT", interrupted).once("SIGTERM", interrupted);
   try {
-    await new Promise((resolve) => setTimeout(resolve, startAfterReadyMs));
-    const load = await runStepLoad(fleet.port, stages, fleet.env);
+    const autoscalerStartMs = autoscalerStart(fleet.dir);
+    if (midSync && autoscalerStartMs !== undefined) {
+      const stepAt = performance.now() + BENCH_START_MS + (stages[0]?.seconds ?? 0) * 1000;
+      const lead = modulo(HPA_SYNC_MS / 2 - (stepAt - autoscalerStartMs), HPA_SYNC_MS);
+      await new Promise((resolve) => setTimeout(resolve, lead));
+    }
+    const load = await runStepLoad(fleet.port, stages, fleet.env, fleet.scratch);
     const endMs = performance.now();
-    return { policy, readings: watch.stop(), ...load, endMs, readyMs, events: fleet.events() };
+    return { policy, readings: watch.stop(), ...load, endMs, autoscalerStartMs, events: fleet.events() };
   } finally {
+    process.off("SIGINT", interrupted).off("SIGTERM", interrupted);
     watch.stop();
     await fleet.stop();
   }
 }
+
+/** About how long the bench process takes from its start to its first request. */
+const BENCH_START_MS = 1_000;
+
+const modulo = (value: number, by: number) => ((value % by) + by) % by;
 
 const seconds = (value: number | null) => (value === null ? "never" : `${value.toFixed(1)} s`);
 const ms = (value: number | null) => (value === null ? "-" : `${(value / 1000).toFixed(2)} s`);
@@ -123,15 +140,12 @@ async function stepLoadSection(settings: ElasticSettings, step: (message: string
   const runs: Run[] = [];
   for (const policy of policies) {
     step(`elastic serving: ${policy.name}`);
-    // The HPA syncs every 15 s from the launch's start: its load starts so that the step falls mid-period,
-    // the mean over the phases a step can fall at (a step right after a sync would wait 15 s).
-    const lead = policy.more.includes("hpa") ? leadForMidPeriod(settings.step[0].seconds) : 0;
-    runs.push(await play(policy, settings.step, lead));
+    runs.push(await play(policy, settings.step, policy.more.includes("hpa")));
   }
   const figures = runs.map((run) => stepFigures(run, settings));
   const fixed = figures[0] as StepFigures;
   const rows = figures.map((one) => [
-    one.name,
+    one.syncPhase === undefined ? one.name : `${one.name}, step ${one.syncPhase.toFixed(1)} s after a sync`,
     `${one.instanceSeconds.toFixed(0)} (${ratio(one.instanceSeconds, fixed.instanceSeconds)})`,
     `${ms(one.p95SecondHalf)} (${one.p95SecondHalf === null || fixed.p95SecondHalf === null ? "-" : ratio(one.p95SecondHalf, fixed.p95SecondHalf)})`,
     ms(one.p95Run),
@@ -162,6 +176,8 @@ async function stepLoadSection(settings: ElasticSettings, step: (message: string
 
 interface StepFigures {
   name: string;
+  /** Seconds from the HPA's last sync before the step to the step; undefined for the other rules. */
+  syncPhase: number | undefined;
   instanceSeconds: number;
   p95SecondHalf: number | null;
   p95Run: number | null;
@@ -176,8 +192,10 @@ function stepFigures(run: Run, settings: ElasticSettings): StepFigures {
   const [startMs, highMs, lowAgainMs] = run.stageStartsMs as [number, number, number];
   const endMs = lowAgainMs + settings.step[2].seconds * 1000;
   const halfMs = highMs + (settings.step[1].seconds * 1000) / 2;
+  const hpa = run.policy.more.includes("hpa") && run.autoscalerStartMs !== undefined;
   return {
     name: run.policy.name,
+    syncPhase: hpa ? modulo(highMs - (run.autoscalerStartMs as number), HPA_SYNC_MS) / 1000 : undefined,
     instanceSeconds: instanceSeconds(run.readings, startMs, endMs),
     p95SecondHalf: latencyP95(run.records, halfMs, lowAgainMs),
     p95Run: latencyP95(run.records, startMs, endMs),
@@ -187,15 +205,6 @@ function stepFigures(run: Run, settings: ElasticSettings): StepFigures {
     failed: failed(run.records),
     sent: run.records.length,
   };
-}
-
-/** About how long the bench process takes from its start to its first request. */
-const BENCH_START_MS = 1_000;
-
-/** How long after the launch is ready to start the load so that its step falls mid-way between two syncs. */
-function leadForMidPeriod(lowSeconds: number): number {
-  const wanted = HPA_SYNC_MS / 2 - BENCH_START_MS - lowSeconds * 1000;
-  return ((wanted % HPA_SYNC_MS) + HPA_SYNC_MS) % HPA_SYNC_MS;
 }
 
 async function sleepSection(settings: ElasticSettings, step: (message: string) => void): Promise<Section> {
@@ -208,7 +217,7 @@ async function sleepSection(settings: ElasticSettings, step: (message: string) =
   const rows: string[][] = [];
   for (const policy of policies) {
     step(`elastic serving, sleep mode: ${policy.name}`);
-    const run = await play(policy, settings.twoSteps, 0);
+    const run = await play(policy, settings.twoSteps);
     const [, firstHigh, , secondHigh] = run.stageStartsMs as [number, number, number, number];
     rows.push([
       policy.name,
