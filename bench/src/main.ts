@@ -84,6 +84,7 @@ async function main(): Promise<void> {
   }
   if (elasticOnly) {
     const elastic = await measureElastic(quick ? quickElastic : fullElastic, step);
+    machine.loadAtEnd = oneMinuteLoad();
     console.log(renderReport(machine, elastic, performance.now() - startedAt));
     return;
   }

@@ -25,8 +25,8 @@ export interface ElasticSettings {
   readonly step: readonly [Stage, Stage, Stage];
   /** Low, high, low, high: the sleep-mode run, whose second high stage wakes what the low one put to sleep. */
   readonly twoSteps: readonly [Stage, Stage, Stage, Stage];
-  /** Our autoscaler's --scale-down-after. */
-  readonly scaleDownAfter: string;
+  /** Our autoscaler's --scale-down-after, a run each: a shorter window frees GPUs sooner and follows lulls. */
+  readonly scaleDownAfter: readonly string[];
   /** The sleep-mode run's --scale-down-after (its low stage must outlast it). */
   readonly sleepScaleDownAfter: string;
 }
@@ -43,7 +43,7 @@ export const fullElastic: ElasticSettings = {
     { rate: 1, seconds: 60 },
     { rate: 6, seconds: 60 },
   ],
-  scaleDownAfter: "15s",
+  scaleDownAfter: ["30s", "15s"],
   sleepScaleDownAfter: "15s",
 };
 
@@ -59,7 +59,7 @@ export const quickElastic: ElasticSettings = {
     { rate: 1, seconds: 40 },
     { rate: 6, seconds: 30 },
   ],
-  scaleDownAfter: "10s",
+  scaleDownAfter: ["10s"],
   sleepScaleDownAfter: "10s",
 };
 
@@ -130,7 +130,11 @@ export async function measureElastic(
 async function stepLoadSection(settings: ElasticSettings, step: (message: string) => void): Promise<Section> {
   const policies: Policy[] = [
     { name: "fixed fleet of 4", instances: "4", more: [] },
-    { name: "ours (window rule)", instances: "1..4", more: ["--scale-down-after", settings.scaleDownAfter] },
+    ...settings.scaleDownAfter.map((after) => ({
+      name: `ours, --scale-down-after ${after}`,
+      instances: "1..4",
+      more: ["--scale-down-after", after],
+    })),
     {
       name: "production-stack's KEDA (HPA rule)",
       instances: "1..4",
@@ -157,7 +161,7 @@ async function stepLoadSection(settings: ElasticSettings, step: (message: string
   const [low, high, after] = settings.step;
   return {
     title: "Elastic serving: a step load, a fixed fleet, our autoscaler and production-stack's KEDA policy",
-    method: `\`studio-serve launch full MODEL --max-num-seqs 2\` over the CLI's stand-in vLLM with vLLM's capacity model (two requests at once, ${STAND_IN_TIMING.FAKE_VLLM_TOKEN_MS} ms a token, ${Number(STAND_IN_TIMING.FAKE_VLLM_LOAD_MS) / 1000} s to load) on four stand-in GPUs, behind the real HAProxy. \`studio-serve bench --launch P --stages\` sends Poisson arrivals: ${low.rate}/s for ${low.seconds} s, ${high.rate}/s for ${high.seconds} s, ${after.rate}/s for ${after.seconds} s; each request has about 32 prompt tokens and exactly 40 answer tokens (1 s of decoding), so one instance serves about 2 requests a second and the high stage needs three to four. The policies: a fixed fleet of four (\`--instances 4\`); ours (\`--instances 1..4\`, its default \`--scale-on queue=5,kv=0.8\`, \`--scale-down-after ${settings.scaleDownAfter}\`); production-stack's default KEDA policy played on the same fleet (\`--scale-rule hpa --scale-on queue=5\`: its tutorial's trigger, 5 waiting per replica, through the Kubernetes HPA's rule, a sync every 15 s, 300 s scale-down stabilization, at most max(2×, +4) up per sync; it reads live signals, so Prometheus's scrape interval and a pod's scheduling are left out: the policy at its best), its load started so that the step falls mid-way between two syncs. Instance-seconds count instances holding GPUs (starting, serving or draining) from the first request to the end of the last stage, read from the launch's state file every 200 ms. p95 is end-to-end latency of the requests sent in the second half of the high stage (ratio to the fixed fleet's), then over the whole run. Targets (issue #39): ours at most 0.6× the fixed fleet's instance-seconds with that p95 at most 1.5× the fixed fleet's; against the KEDA policy, the first added instance serving sooner, fewer instance-seconds, no worse p95.`,
+    method: `\`studio-serve launch full MODEL --max-num-seqs 2\` over the CLI's stand-in vLLM with vLLM's capacity model (two requests at once, ${STAND_IN_TIMING.FAKE_VLLM_TOKEN_MS} ms a token, ${Number(STAND_IN_TIMING.FAKE_VLLM_LOAD_MS) / 1000} s to load) on four stand-in GPUs, behind the real HAProxy. \`studio-serve bench --launch P --stages\` sends Poisson arrivals, the same in every run (\`--seed 1\`): ${low.rate}/s for ${low.seconds} s, ${high.rate}/s for ${high.seconds} s, ${after.rate}/s for ${after.seconds} s; each request has about 32 prompt tokens and exactly 40 answer tokens (1 s of decoding), so one instance serves about 2 requests a second and the high stage needs three to four. The policies: a fixed fleet of four (\`--instances 4\`); ours (\`--instances 1..4\`, its default \`--scale-on queue=5,kv=0.8\`, and \`--scale-down-after\` ${settings.scaleDownAfter.join(" or ")}: its default, 5 minutes, would hold the fleet as long as the HPA's stabilization does); production-stack's default KEDA policy played on the same fleet (\`--scale-rule hpa --scale-on queue=5\`: its tutorial's trigger, 5 waiting per replica, through the Kubernetes HPA's rule, a sync every 15 s, 300 s scale-down stabilization, at most max(2×, +4) up per sync; it reads live signals, so Prometheus's scrape interval and a pod's scheduling are left out: the policy at its best), its load started so that the step falls mid-way between two syncs. Instance-seconds count instances holding GPUs (starting, serving or draining) from the first request to the end of the last stage, read from the launch's state file every 200 ms. p95 is end-to-end latency of the requests sent in the second half of the high stage (ratio to the fixed fleet's), then over the whole run. Targets (issue #39): ours at most 0.6× the fixed fleet's instance-seconds with that p95 at most 1.5× the fixed fleet's; against the KEDA policy, the first added instance serving sooner, fewer instance-seconds, no worse p95.`,
     table: markdownTable(
       [
         "policy",

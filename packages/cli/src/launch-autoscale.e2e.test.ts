@@ -42,7 +42,7 @@ describe("launch --instances MIN..MAX: the local autoscaler", { timeout: 240_000
   it("grows on a queue up to MAX on free GPUs only, and back to MIN once it ends, failing no request", async () => {
     const port = await getFreePortFollowedBy(4);
     // The instance on GPU 2 answers /metrics with a page that is not vLLM's: said, not counted, and the
-    // fleet still grows past it (one such instance blocks all scaling in AIBrix); it is the first to go.
+    // fleet still grows past it (one such instance blocks all scaling in AIBrix); it goes first (with the newest, when two go at once).
     const fake = fakeVllmEnv({ ...CAPACITY, FAKE_VLLM_METRICS: "garbage-on-gpu-2" });
     // GPU 0 is a fine-tuning job's: it keeps it, from the start.
     const env = { ...fake.env, PATH: `${smiListing(4, [0])}:${fake.env.PATH}` };
@@ -100,9 +100,10 @@ describe("launch --instances MIN..MAX: the local autoscaler", { timeout: 240_000
       expect(trickle.failed).toBe(0);
       expect(await untilScrapedUp(prometheusUrl, 1, 30_000)).toBe(1);
       expect(fleet.state?.autoscaler?.range).toBe("1..3");
-      expect(proc.output()).toMatch(/autoscaler: scaling down: one fewer would have fitted for 15 s/);
+      expect(proc.output()).toMatch(/autoscaler: scaling down: (one|2) fewer would have fitted for 15 s/);
       const stops = [...proc.output().matchAll(/drained and stopped; GPU (\d) is free/g)].map((m) => m[1]);
-      expect(stops).toEqual(["2", "3"]);
+      // Drained together when the fleet drops two at once: in either order.
+      expect(stops.sort()).toEqual(["2", "3"]);
       expect(proc.output().match(/port \d+\): its metrics cannot be read \(/g)).toHaveLength(1);
     } finally {
       fleet.stop();

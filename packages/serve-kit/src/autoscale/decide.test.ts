@@ -104,29 +104,33 @@ describe("decideScale: shrinking", () => {
     });
   });
 
-  it("keeps the fleet while its mean load would keep one fewer's slots busy, though a few waiting is allowed", () => {
-    // 8 running and 2 waiting on 4 instances of batch 2: 2 waiting on each of three would pass no threshold,
-    // but three run 6 at once and 10 keep coming: the fleet has no instance to spare.
-    const full = every5s(15_000, [instance(1, 2), instance(1, 2), instance(0, 2), instance(0, 2)]);
+  it("keeps the fleet while one fewer could not run every sample's load at once, or would run at its limit", () => {
     const four = { serving: 4, arriving: 0, draining: 0 };
+    // 8 running and 2 waiting on 4 instances of batch 2: three run 6 at once, and 4 would wait. Two waiting
+    // on each of three passes no queue threshold, but a waiting queue is no instance to spare.
+    const full = every5s(15_000, [instance(1, 2), instance(1, 2), instance(0, 2), instance(0, 2)]);
     expect(decideScale(full, policy, four, 15_000)).toMatchObject({
       action: "hold",
-      reason: expect.stringMatching(
-        /3 would have been too busy: 10 requests on average over 10 s for their 6 at once/,
-      ),
+      reason: expect.stringMatching(/one fewer would not have fitted: 2 waiting/),
     });
-    // 5 on average fits three's 6 within the HPA's 10% tolerance (5.4): one goes.
-    const lighter = every5s(15_000, [instance(0, 2), instance(0, 2), instance(0, 1), instance(0, 0)]);
-    expect(decideScale(lighter, policy, four, 15_000).action).toBe("down");
-    // A load that just fell: the window's mean (4.5) fits, its first 10 s (6 on average) did not.
-    const fell = every5s(15_000, [instance(0, 2), instance(0, 2), instance(0, 1), instance(0, 1)]);
-    fell[3] = { timeMs: 15_000, serving: [instance(0, 0), instance(0, 0), instance(0, 0), instance(0, 0)] };
-    expect(decideScale(fell, policy, four, 15_000)).toMatchObject({
+    // 6 at once in every sample: three would run it, at their very limit (past 5.4, 10% to spare).
+    const limit = every5s(15_000, [instance(0, 2), instance(0, 2), instance(0, 1), instance(0, 1)]);
+    expect(decideScale(limit, policy, four, 15_000)).toMatchObject({
       action: "hold",
       reason: expect.stringMatching(
         /3 would have been too busy: 6 requests on average over 10 s for their 6 at once/,
       ),
     });
+    // 5 at once fits three's 6 with 10% to spare: one goes.
+    const lighter = every5s(15_000, [instance(0, 2), instance(0, 2), instance(0, 1), instance(0, 0)]);
+    expect(decideScale(lighter, policy, four, 15_000).action).toBe("down");
+    // A load that just fell: the window's mean (4.5) fits, its first 10 s (6 on average) did not.
+    const fell = limit.map((sample) =>
+      sample.timeMs < 15_000
+        ? sample
+        : { timeMs: 15_000, serving: [instance(0, 0), instance(0, 0), instance(0, 0), instance(0, 0)] },
+    );
+    expect(decideScale(fell, policy, four, 15_000).action).toBe("hold");
   });
 
   it("drops to the fewest that would have fitted at once, as the HPA does, never below the minimum", () => {

@@ -155,11 +155,9 @@ function hpaSize(sample: FleetSample, policy: ScalePolicy): number {
 
 /**
  * Why `count` instances would have been too busy: in some stretch of the window as long as the up window, the
- * mean load (running and waiting) past what they run at once, less the HPA's 10% tolerance. A queue under
- * the threshold is allowed for a moment, never as the steady state: a fleet whose every slot is busy and that
- * still has a few waiting has no instance to spare (shrinking on the queue threshold alone took a step
- * load's fleet from four to three mid-step, and doubled its p95). Stretches, not the whole window's mean: a
- * load that just fell has not fitted for the whole window. Undefined when they would have fitted.
+ * mean load (running and waiting) past what they run at once, less the HPA's 10% tolerance, so a fleet is
+ * not shrunk to run at its very limit. Stretches, not the whole window's mean: a load that just fell has not
+ * fitted for the whole window. Undefined when they would have fitted.
  */
 function busierThan(window: readonly FleetSample[], policy: ScalePolicy, count: number): string | undefined {
   const slots = count * policy.batch;
@@ -178,13 +176,16 @@ function busierThan(window: readonly FleetSample[], policy: ScalePolicy, count: 
   return `${count} would have been too busy: ${round(busiest)} requests on average over ${seconds(policy.upWindowMs)} for their ${slots} at once`;
 }
 
-/** Whether the sample's load, spread on `count` instances, would have stayed under both thresholds. */
+/**
+ * Whether the sample's load, spread on `count` instances, would have run at once (nothing waiting: each runs
+ * `batch`, vLLM's --max-num-seqs) within the KV-cache threshold. Every sample of the window must: the
+ * highest need of the window counts, as the HPA's stabilization takes the highest recommendation.
+ */
 function fitsOn(sample: FleetSample, policy: ScalePolicy, count: number): boolean {
   const n = sample.serving.length;
   if (n === 0 || count >= n) return false;
   const load = sample.serving.reduce((sum, one) => sum + one.running + one.waiting, 0);
-  const waitingAfter = Math.max(0, load - count * policy.batch);
-  if (waitingAfter / count > policy.queue) return false;
+  if (load > count * policy.batch) return false;
   const kv = meanKv(sample);
   return kv === null || (kv * n) / count <= (policy.kv ?? KV_FULL);
 }
