@@ -42,7 +42,8 @@ describe("launch --instances MIN..MAX: the local autoscaler", { timeout: 240_000
   it("grows on a queue up to MAX on free GPUs only, and back to MIN once it ends, failing no request", async () => {
     const port = await getFreePortFollowedBy(4);
     // The instance on GPU 2 answers /metrics with a page that is not vLLM's: said, not counted, and the
-    // fleet still grows past it (one such instance blocks all scaling in AIBrix); it goes first (with the newest, when two go at once).
+    // fleet still grows past it (one such instance blocks all scaling in AIBrix); it goes first (with the
+    // newest, when two go at once).
     const fake = fakeVllmEnv({ ...CAPACITY, FAKE_VLLM_METRICS: "garbage-on-gpu-2" });
     // GPU 0 is a fine-tuning job's: it keeps it, from the start.
     const env = { ...fake.env, PATH: `${smiListing(4, [0])}:${fake.env.PATH}` };
