@@ -40,4 +40,17 @@ describe("getFreePortFollowedBy", () => {
     const drawsThatRun = () => (port - low + 0.5) / (high - low + 1);
     await expect(getFreePortFollowedBy(3, drawsThatRun)).rejects.toThrow(/no free run of 4 ports/);
   });
+
+  it("never gives a run holding a port fetch refuses (10080), though it is free", async () => {
+    const low = 10_000;
+    const high = firstEphemeralPort() - 1 - 3;
+    const draws = (port: number) => (port - low + 0.5) / (high - low + 1);
+    // Each run that would hold 10080 first, then any.
+    const sequence = [10_077, 10_078, 10_079, 10_080].map(draws);
+    const port = await getFreePortFollowedBy(3, () => sequence.shift() ?? Math.random());
+    expect(sequence).toEqual([]);
+    expect(port > 10_080 || port + 3 < 10_080).toBe(true);
+    // fetch says why it must be skipped.
+    await expect(fetch("http://127.0.0.1:10080/")).rejects.toMatchObject({ cause: { message: "bad port" } });
+  });
 });

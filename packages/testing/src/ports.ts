@@ -1,6 +1,12 @@
 import { readFileSync } from "node:fs";
 import { probePort } from "@finetune-studio/internal";
 
+/**
+ * The ports from 10,000 up that the Fetch standard's "bad port" list blocks (Node's fetch follows it): CI
+ * once drew 10080 for a test server, and fetch failed with "bad port".
+ */
+export const FETCH_BLOCKED_PORTS: readonly number[] = [10_080];
+
 /** A free TCP port on loopback, below the OS's ephemeral range (see getFreePortFollowedBy for why). */
 export function getFreePort(): Promise<number> {
   return getFreePortFollowedBy(0);
@@ -18,6 +24,8 @@ export async function getFreePortFollowedBy(following: number, random = Math.ran
   const [low, high] = [10_000, firstEphemeralPort() - 1 - following];
   for (let tries = 0; tries < 1_000 && high > low; tries++) {
     const port = low + Math.floor(random() * (high - low + 1));
+    // fetch refuses a few ports outright ("bad port"): a run holding one would fail the test that calls it.
+    if (FETCH_BLOCKED_PORTS.some((blocked) => blocked >= port && blocked <= port + following)) continue;
     const run = Array.from({ length: following + 1 }, (_, i) => probePort("127.0.0.1", port + i));
     if ((await Promise.all(run)).every((state) => state.state === "free")) return port;
   }
