@@ -1,6 +1,7 @@
 // The flags of an elastic launch (`--instances MIN..MAX`): the signals it scales on, how long the load stays
-// low before an instance goes, what an idle instance does, and which rule decides. The words are serve-kit's, the same as
-// `stack values --replicas MIN..MAX` takes; supervise/layout.ts refuses them without a range.
+// low before an instance goes, what an idle instance does, and which rule decides. The words are
+// serve-kit's, the same as `stack values --replicas MIN..MAX` takes; supervise/layout.ts refuses them
+// without a range.
 import { DEFAULT_SCALE_SIGNALS } from "@finetune-studio/serve-kit";
 import {
   DEFAULT_SCALE_DOWN_AFTER_SECONDS,
