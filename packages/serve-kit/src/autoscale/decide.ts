@@ -165,7 +165,7 @@ function busierThan(window: readonly FleetSample[], policy: ScalePolicy, count: 
   const stretches = new Map<number, number[]>();
   for (const sample of window) {
     const stretch = Math.floor((sample.timeMs - start) / policy.upWindowMs);
-    const load = sample.serving.reduce((sum, one) => sum + one.running + one.waiting, 0);
+    const load = loadOf(sample);
     stretches.set(stretch, [...(stretches.get(stretch) ?? []), load]);
   }
   const means = [...stretches.values()].map(
@@ -184,10 +184,15 @@ function busierThan(window: readonly FleetSample[], policy: ScalePolicy, count: 
 function fitsOn(sample: FleetSample, policy: ScalePolicy, count: number): boolean {
   const n = sample.serving.length;
   if (n === 0 || count >= n) return false;
-  const load = sample.serving.reduce((sum, one) => sum + one.running + one.waiting, 0);
+  const load = loadOf(sample);
   if (load > count * policy.batch) return false;
   const kv = meanKv(sample);
   return kv === null || (kv * n) / count <= (policy.kv ?? KV_FULL);
+}
+
+/** The requests the sample's instances hold: running and waiting. */
+function loadOf(sample: FleetSample): number {
+  return sample.serving.reduce((sum, one) => sum + one.running + one.waiting, 0);
 }
 
 export function totalWaiting(sample: FleetSample): number {
