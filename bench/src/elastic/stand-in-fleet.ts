@@ -12,8 +12,8 @@ import {
   startProcess,
   waitForOutput,
 } from "@finetune-studio/testing";
+import { STUDIO_SERVE } from "../cli-path.js";
 
-export const CLI = fileURLToPath(new URL("../../../packages/cli/dist/main.js", import.meta.url));
 const STAND_IN_BIN = fileURLToPath(new URL("../../../packages/cli/src/test/fixtures/bin", import.meta.url));
 export const GPUS = 4;
 export const MODEL = "bench/elastic";
@@ -51,7 +51,7 @@ export async function startStandInFleet(
   const args = ["launch", "full", MODEL, "--port", String(port), "--instances", instances];
   const proc = startProcess(
     process.execPath,
-    [CLI, ...args, "--max-num-seqs", String(MAX_NUM_SEQS), "--stop-timeout", "5", ...more],
+    [STUDIO_SERVE, ...args, "--max-num-seqs", String(MAX_NUM_SEQS), "--stop-timeout", "5", ...more],
     {
       env: {
         ...process.env,

@@ -5,7 +5,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { startProcess } from "@finetune-studio/testing";
-import { CLI, MODEL } from "./stand-in-fleet.js";
+import { STUDIO_SERVE } from "../cli-path.js";
+import { MODEL } from "./stand-in-fleet.js";
 
 export interface Stage {
   /** Requests per second. */
@@ -43,7 +44,7 @@ export async function runStepLoad(
   const spec = stages.map((stage) => `${stage.rate}:${stage.seconds}s`).join(",");
   const args = ["bench", "--launch", String(port), "--model", MODEL, "--stages", spec, ...REQUEST_SHAPE];
   const out = join(scratch, "step-load");
-  const proc = startProcess(process.execPath, [CLI, ...args, "--seed", "1", "--out", out], { env });
+  const proc = startProcess(process.execPath, [STUDIO_SERVE, ...args, "--seed", "1", "--out", out], { env });
   const stageStartsMs: number[] = [];
   const watch = setInterval(() => noteStages(proc.output(), stageStartsMs), 20);
   const code = await proc.exited;

@@ -1,6 +1,5 @@
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import {
   getFreePort,
   getFreePortFollowedBy,
@@ -10,12 +9,12 @@ import {
   waitForHttp,
   waitForOutput,
 } from "@finetune-studio/testing";
+import { STUDIO_SERVE } from "../cli-path.js";
 import type { StandInKit } from "./stand-ins.js";
 
 // The doors the front-door bench compares, each in front of the same stand-in vLLMs: the front door
 // `launch --instances 2` runs, the plain nginx users would put there instead, and HAProxy configured by hand.
 
-const CLI = fileURLToPath(new URL("../../../packages/cli/dist/main.js", import.meta.url));
 export const MODEL = "bench/stand-in";
 
 export interface Door {
@@ -43,7 +42,7 @@ export async function startLaunch(
   const port = await getFreePortFollowedBy(instances + 1); // the instances, then the front door's metrics
   const proc = startProcess(
     process.execPath,
-    [CLI, "launch", "full", model, "--port", String(port), "--instances", String(instances)].concat([
+    [STUDIO_SERVE, "launch", "full", model, "--port", String(port), "--instances", String(instances)].concat([
       "--stop-timeout",
       "5",
       ...more,

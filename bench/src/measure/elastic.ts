@@ -4,6 +4,7 @@
 // sum(vllm:num_requests_waiting) with a target of 5 per replica); then sleep mode, which wakes an instance
 // instead of starting one. Each run is one launch, watched through its state file.
 
+import { HPA_DEFAULTS } from "@finetune-studio/serve-kit/internal";
 import {
   failed,
   groupsStartedAfter,
@@ -64,7 +65,7 @@ export const quickElastic: ElasticSettings = {
 };
 
 /** The HPA's sync period: the played policy's run starts its load so that the step falls mid-period. */
-const HPA_SYNC_MS = 15_000;
+const HPA_SYNC_MS = HPA_DEFAULTS.syncMs;
 
 interface Policy {
   readonly name: string;

@@ -4,11 +4,10 @@
 // them this machine. The CLI also warns, in every run, when it falls behind its own schedule.
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { STUDIO_SERVE } from "../cli-path.js";
 import type { Section } from "../report.js";
 import { startServerProcess } from "../server/start-answering-server.js";
 import { markdownTable } from "../table.js";
-
-const CLI = fileURLToPath(new URL("../../../packages/cli/dist/main.js", import.meta.url));
 
 interface Row {
   load: string[];
@@ -32,7 +31,7 @@ interface CliLevel {
 
 function runCli(url: string, row: Row, quick: boolean): Promise<CliLevel> {
   const requests = String(quick ? Math.ceil(row.requests / 10) : row.requests);
-  const args = [CLI, "bench", url, ...row.load, "--requests", requests, "--input-tokens", "8"];
+  const args = [STUDIO_SERVE, "bench", url, ...row.load, "--requests", requests, "--input-tokens", "8"];
   args.push("--output-tokens", String(row.outputTokens), "--json");
   return new Promise((resolve, reject) => {
     execFile(process.execPath, args, { maxBuffer: 16 * 1024 * 1024, timeout: 300_000 }, (error, stdout) => {
