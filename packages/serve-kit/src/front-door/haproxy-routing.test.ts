@@ -97,6 +97,20 @@ async function served(
   return Number(await response.text());
 }
 
+/**
+ * With one request held at an instance (`holding`, sent by the caller), 2 x INSTANCES requests without a
+ * session header all go elsewhere; then the held one is let go and finishes.
+ */
+async function expectUnkeyedAvoidTheHeld(door: Door, holding: Promise<unknown>): Promise<void> {
+  await expect.poll(() => held.length).toBe(1);
+  const busy = held[0]?.index;
+  const chosen = [];
+  for (let i = 0; i < 2 * INSTANCES; i += 1) chosen.push(await served(door, { held: 1 }));
+  expect(chosen).not.toContain(busy);
+  for (const { res } of held.splice(0)) res.end("held");
+  await holding;
+}
+
 /** One command on HAProxy's runtime API. */
 function runtime(socket: string, command: string): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -159,13 +173,7 @@ describe("haproxyConfig routing through real HAProxy", { timeout: 60_000 }, () =
     const door = await startDoor({ routing: "session" });
     // One instance holds an open request; round robin would still send it every fourth request.
     const hold = fetch(`${door.url}/hold`, { method: "POST", body: "{}" }).catch(() => undefined);
-    await expect.poll(() => held.length).toBe(1);
-    const busy = held[0]?.index;
-    const chosen = [];
-    for (let i = 0; i < 2 * INSTANCES; i += 1) chosen.push(await served(door, { held: 1 }));
-    expect(chosen).not.toContain(busy);
-    for (const { res } of held.splice(0)) res.end("held");
-    await hold;
+    await expectUnkeyedAvoidTheHeld(door, hold);
   });
 
   it("prefix: each turn of a conversation lands where its first turn did, with or without a system prompt", async () => {
@@ -214,13 +222,7 @@ describe("haproxyConfig routing through real HAProxy", { timeout: 60_000 }, () =
       headers: { "x-session-id": "a-long-session" },
       body: "{}",
     });
-    await expect.poll(() => held.length).toBe(1);
-    const busy = held[0]?.index;
-    const chosen = [];
-    for (let i = 0; i < 2 * INSTANCES; i += 1) chosen.push(await served(door, { held: 1 }));
-    expect(chosen).not.toContain(busy);
-    for (const { res } of held.splice(0)) res.end("held");
-    await keyed;
+    await expectUnkeyedAvoidTheHeld(door, keyed);
   });
 
   it("prefix: a conversation whose body passes HAProxy's buffer (a 40 KB system prompt) keeps one instance", async () => {
