@@ -7,7 +7,14 @@ import { runtimeDirOf } from "./supervise/runtime-dir.js";
 import { loadThrough } from "./test/chat-load.js";
 import { fakeVllmEnv, tempDir } from "./test/cli-process.js";
 import { CAPACITY, ELASTIC, inState, watchFleet } from "./test/elastic-fleet.js";
-import { FLEET_READY, LIGHT_VLLM, leftOver, smiListing, startFleet } from "./test/fleet-launch.js";
+import {
+  FLEET_READY,
+  LIGHT_VLLM,
+  leftOver,
+  reloadBySighup,
+  smiListing,
+  startFleet,
+} from "./test/fleet-launch.js";
 import { runCapture } from "./test/run-cli.js";
 import { stoppedAfterEach } from "./test/stopped-after-each.js";
 
@@ -128,10 +135,7 @@ describe("launch --instances MIN..MAX: the local autoscaler", { timeout: 240_000
     const reload = await loadThrough(port, {
       minimum: 1_000,
       triggerAfter: 100,
-      trigger: async () => {
-        proc.child.kill("SIGHUP");
-        await waitForOutput(proc, /reload: done, every instance restarted/, 150_000);
-      },
+      trigger: () => reloadBySighup(proc),
     });
     expect(reload.triggerDone).toBe(true);
     expect(reload.failed).toBe(0);

@@ -7,7 +7,7 @@ import { runtimeDirOf } from "./supervise/runtime-dir.js";
 import { adapterDir } from "./test/adapter-dir.js";
 import { chatOnce, loadThrough } from "./test/chat-load.js";
 import { fakeVllmEnv, startCli, tempDir } from "./test/cli-process.js";
-import { FLEET_READY, LIGHT_VLLM, leftOver, startFleet } from "./test/fleet-launch.js";
+import { FLEET_READY, LIGHT_VLLM, leftOver, reloadBySighup, startFleet } from "./test/fleet-launch.js";
 import { runCapture } from "./test/run-cli.js";
 import { stoppedAfterEach } from "./test/stopped-after-each.js";
 
@@ -52,10 +52,7 @@ describe("launch --instances: HAProxy in front, a rolling reload under load", { 
     const load = await loadThrough(port, {
       minimum: 2_000,
       triggerAfter: 200,
-      trigger: async () => {
-        proc.child.kill("SIGHUP");
-        await waitForOutput(proc, /reload: done, every instance restarted/, 150_000);
-      },
+      trigger: () => reloadBySighup(proc),
     });
     console.info(`rolling reload with drain: ${load.failed} failed of ${load.sent} requests`);
     expect(load.triggerDone).toBe(true);

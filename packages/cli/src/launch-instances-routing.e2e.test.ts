@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { runtimeDirOf } from "./supervise/runtime-dir.js";
 import { chatServed, loadThrough } from "./test/chat-load.js";
 import { fakeVllmEnv } from "./test/cli-process.js";
-import { FLEET_READY, LIGHT_VLLM, startFleet } from "./test/fleet-launch.js";
+import { FLEET_READY, LIGHT_VLLM, reloadBySighup, startFleet } from "./test/fleet-launch.js";
 import { runCapture } from "./test/run-cli.js";
 import { stoppedAfterEach } from "./test/stopped-after-each.js";
 
@@ -80,10 +80,7 @@ describe("launch --instances --routing session", { timeout: 400_000 }, () => {
         served.push({ session, pid: answer.pid, during: before === after ? before : -1 });
         return answer.whole;
       },
-      trigger: async () => {
-        proc.child.kill("SIGHUP");
-        await waitForOutput(proc, /reload: done, every instance restarted/, 150_000);
-      },
+      trigger: () => reloadBySighup(proc),
     });
     console.info(`rolling reload with session routing: ${load.failed} failed of ${load.sent} requests`);
     expect(load.triggerDone).toBe(true);

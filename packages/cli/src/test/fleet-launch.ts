@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { ManagedProcess } from "@finetune-studio/testing";
+import { type ManagedProcess, waitForOutput } from "@finetune-studio/testing";
 import { startCli, tempDir } from "./cli-process.js";
 
 // A multi-instance launch of the light stand-in vLLM (no Prism; it refuses connections while it loads and
@@ -27,6 +27,12 @@ export function startFleet(
   const proc = startCli([...args, "--stop-timeout", "5", ...more], env);
   running.push(proc);
   return proc;
+}
+
+/** A rolling reload by SIGHUP, done once launch says every instance restarted (a loadThrough trigger). */
+export async function reloadBySighup(proc: ManagedProcess): Promise<void> {
+  proc.child.kill("SIGHUP");
+  await waitForOutput(proc, /reload: done, every instance restarted/, 150_000);
 }
 
 /** Processes of a launch still alive: a stand-in vLLM on one of `ports`, or HAProxy on its runtime directory. */
