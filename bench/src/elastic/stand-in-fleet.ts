@@ -2,7 +2,7 @@
 // capacity model (each instance runs --max-num-seqs requests at once, FAKE_VLLM_TOKEN_MS a token, and takes
 // FAKE_VLLM_LOAD_MS to load), on four stand-in GPUs that a stand-in nvidia-smi lists: what the CLI's
 // end-to-end tests run, here under a longer load.
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -11,6 +11,7 @@ import {
   type ManagedProcess,
   startProcess,
   waitForOutput,
+  writeStandInNvidiaSmi,
 } from "@finetune-studio/testing";
 import { STUDIO_SERVE } from "../cli-path.js";
 
@@ -89,13 +90,7 @@ export async function startStandInFleet(
 function smiListing(temp: string): string {
   const bin = join(temp, "smi");
   mkdirSync(bin);
-  const lines = Array.from({ length: GPUS }, (_, i) => {
-    const uuid = `GPU-${String(i).padStart(8, "0")}-2222-3333-4444-555555555555`;
-    return `echo 'GPU ${i}: NVIDIA H100 (UUID: ${uuid})'`;
-  });
-  const script = `case "$1" in\n--query-compute-apps*) ;;\n*)\n${lines.join("\n")}\n;;\nesac`;
-  writeFileSync(join(bin, "nvidia-smi"), `#!/bin/sh\n${script}\n`);
-  chmodSync(join(bin, "nvidia-smi"), 0o755);
+  writeStandInNvidiaSmi(bin, GPUS);
   return bin;
 }
 

@@ -3,6 +3,7 @@ export { type ChatMockProcess, startChatMockProcess } from "./chat-mock/child.js
 export { type ChatSchemaCheck, chatExample, chatSchema } from "./chat-mock/contract.js";
 export { type ChatMock, type ChatMockOptions, startChatMock } from "./chat-mock/server.js";
 export { launchChromium } from "./chromium.js";
+export { standInGpuUuid, writeStandInNvidiaSmi } from "./nvidia-smi.js";
 export { getFreePort, getFreePortFollowedBy } from "./ports.js";
 export { type ContractName, contracts, type PrismMock, startPrism } from "./prism.js";
 export { type ManagedProcess, startProcess } from "./process.js";

@@ -1,7 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { chmodSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { type ManagedProcess, waitForOutput } from "@finetune-studio/testing";
+import { type ManagedProcess, waitForOutput, writeStandInNvidiaSmi } from "@finetune-studio/testing";
 import { startCli, tempDir } from "./cli-process.js";
 
 // A multi-instance launch of the light stand-in vLLM (no Prism; it refuses connections while it loads and
@@ -46,21 +44,12 @@ export function leftOver(ports: readonly number[], dir: string): string[] {
     );
 }
 
-/** The UUID the stand-in nvidia-smi gives GPU `index`. */
-export function smiUuid(index: number): string {
-  return `GPU-${String(index).padStart(8, "0")}-2222-3333-4444-555555555555`;
-}
-
 /**
  * A PATH directory with an `nvidia-smi -L` that lists `count` GPUs, and whose `--query-compute-apps` says a
  * process (a fine-tuning job) holds memory on each GPU of `busy`.
  */
 export function smiListing(count: number, busy: readonly number[] = []): string {
   const bin = tempDir("smi-");
-  const lines = Array.from({ length: count }, (_, i) => `echo 'GPU ${i}: NVIDIA H100 (UUID: ${smiUuid(i)})'`);
-  const apps = busy.map((i) => `echo '${smiUuid(i)}'`);
-  const script = `case "$1" in\n--query-compute-apps*)\n${apps.join("\n")}\n;;\n*)\n${lines.join("\n")}\n;;\nesac`;
-  writeFileSync(join(bin, "nvidia-smi"), `#!/bin/sh\n${script}\n`);
-  chmodSync(join(bin, "nvidia-smi"), 0o755);
+  writeStandInNvidiaSmi(bin, count, busy);
   return bin;
 }
