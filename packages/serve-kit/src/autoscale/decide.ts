@@ -98,14 +98,15 @@ function fewestThatFit(
   policy: ScalePolicy,
   serving: number,
 ): number | string {
+  const busiest = busiestStretchLoad(window, policy.upWindowMs);
   let why = "";
   for (let count = Math.max(policy.min, 1); count < serving; count++) {
     const tight = window.find((sample) => !fitsOn(sample, policy, count));
-    why =
-      tight === undefined
-        ? (busierThan(window, policy, count) ?? "")
-        : `one fewer would not have fitted: ${describe(tight)}`;
-    if (why === "") return count;
+    const slots = count * policy.batch;
+    if (tight !== undefined) why = `one fewer would not have fitted: ${describe(tight)}`;
+    else if (busiest > slots * (1 - HPA_DEFAULTS.tolerance)) {
+      why = `${count} would have been too busy: ${round(busiest)} requests on average over ${seconds(policy.upWindowMs)} for their ${slots} at once`;
+    } else return count;
   }
   return why;
 }
@@ -154,26 +155,21 @@ function hpaSize(sample: FleetSample, policy: ScalePolicy): number {
 }
 
 /**
- * Why `count` instances would have been too busy: in some stretch of the window as long as the up window, the
- * mean load (running and waiting) past what they run at once, less the HPA's 10% tolerance, so a fleet is
- * not shrunk to run at its very limit. Stretches, not the whole window's mean: a load that just fell has not
- * fitted for the whole window. Undefined when they would have fitted.
+ * The highest mean load (running and waiting) over the stretches of the window as long as `stretchMs`.
+ * Instances are not shrunk to run it at their very limit (fewestThatFit keeps the HPA's 10% tolerance), and
+ * stretches rather than the whole window's mean: a load that just fell has not fitted for the whole window.
  */
-function busierThan(window: readonly FleetSample[], policy: ScalePolicy, count: number): string | undefined {
-  const slots = count * policy.batch;
+function busiestStretchLoad(window: readonly FleetSample[], stretchMs: number): number {
   const start = (window[0] as FleetSample).timeMs;
   const stretches = new Map<number, number[]>();
   for (const sample of window) {
-    const stretch = Math.floor((sample.timeMs - start) / policy.upWindowMs);
-    const load = loadOf(sample);
-    stretches.set(stretch, [...(stretches.get(stretch) ?? []), load]);
+    const stretch = Math.floor((sample.timeMs - start) / stretchMs);
+    stretches.set(stretch, [...(stretches.get(stretch) ?? []), loadOf(sample)]);
   }
   const means = [...stretches.values()].map(
     (loads) => loads.reduce((sum, load) => sum + load, 0) / loads.length,
   );
-  const busiest = Math.max(...means);
-  if (busiest <= slots * (1 - HPA_DEFAULTS.tolerance)) return undefined;
-  return `${count} would have been too busy: ${round(busiest)} requests on average over ${seconds(policy.upWindowMs)} for their ${slots} at once`;
+  return Math.max(...means);
 }
 
 /**
