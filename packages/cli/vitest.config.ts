@@ -20,6 +20,8 @@ const TIMED = ["src/bench/schedule.test.ts"];
 export default defineConfig({
   test: {
     sequence: { sequencer: ProcessesFirst },
+    // Removes each file's temporary directories when it is done (the workers keep modules: isolate below).
+    setupFiles: ["./src/test/cleanup.setup.ts"],
     projects: [
       {
         extends: true,

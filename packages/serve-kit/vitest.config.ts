@@ -9,6 +9,8 @@ export default defineConfig({
     // tests load both cores in CI): vitest's 5 s default would fail them for the machine, not the code.
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // Removes each file's nginx prefixes when it is done (the workers keep modules: isolate below).
+    setupFiles: ["./src/test/cleanup.setup.ts"],
     // The type tests (src/**/*.test-d.ts) are checked by the package's `typecheck` task (tsc over all of src/,
     // which `pnpm test` runs): vitest's typecheck would run tsc over them a second time.
     projects: [

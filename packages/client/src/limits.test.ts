@@ -12,7 +12,11 @@ import { fakeFetch, json } from "./test/fake-fetch.js";
 import { chatRequest, completion, ids, scoredTrace } from "./test/fixtures.js";
 
 const dir = mkdtempSync(join(tmpdir(), "client-limits-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+  // The worker's next file must import the client against the real limits, not the last ones loaded here.
+  vi.resetModules();
+});
 
 /** The client modules, loaded against a limits module generated from edited copies of both contracts. */
 async function clientWithContract(edit: (studio: any, chat: any) => void) {

@@ -4,14 +4,15 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { getFreePort, type ManagedProcess, startProcess } from "@finetune-studio/testing";
-import { afterAll } from "vitest";
 
-// Every temporary directory a test file makes is removed when the file is done.
+// Every temporary directory a test file makes is removed when the file is done (cleanup.setup.ts).
 const madeDirs = new Set<string>();
-afterAll(() => {
+
+/** Removes every directory tempDir made. */
+export function removeTempDirs(): void {
   for (const dir of madeDirs) rmSync(dir, { recursive: true, force: true });
   madeDirs.clear();
-});
+}
 
 /** A fresh temporary directory, removed after the test file. */
 export function tempDir(prefix: string): string {

@@ -3,14 +3,16 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type ManagedProcess, requireSystemTool, startProcess } from "@finetune-studio/testing";
-import { afterAll } from "vitest";
 
-// Every prefix a test file makes is removed when the file is done: nothing is left in the temp folder.
+// Every prefix a test file makes is removed when the file is done (cleanup.setup.ts): nothing is left in
+// the temp folder.
 const prefixes = new Set<string>();
-afterAll(() => {
+
+/** Removes every prefix the file's tests made. */
+export function removeNginxPrefixes(): void {
   for (const dir of prefixes) rmSync(dir, { recursive: true, force: true });
   prefixes.clear();
-});
+}
 
 /** Debian's nginx (NGINX_BIN may point elsewhere); missing, the test fails with one line saying how to install it. */
 export async function nginxBinary(): Promise<string> {
