@@ -1,15 +1,37 @@
+import { basename } from "node:path";
 import { defineConfig } from "vitest/config";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 /**
- * The files that start real processes (*.e2e.test.ts) first, in vitest's own order within each group: they
- * mostly wait (a stand-in loads, an autoscaler waits out its window), so the quick unit files fill the
- * workers at the end. By size alone (vitest's order without a cache, as on a fresh clone) the autoscaler's
- * minute-long files started last and made the run's tail.
+ * The end-to-end files that run longest, longest first (each over 40 s in a fresh-clone CI run). Without
+ * durations of its own (a fresh clone, as CI runs) vitest orders files by size, which started the 86-second
+ * launch-autoscale-sleep (a short file: it waits out the autoscaler) among the last and left the cores idle
+ * for a minute at the end. A file missing here only starts later; a name that no longer matches is ignored.
+ */
+const LONGEST = [
+  "launch-instances-reload",
+  "launch-autoscale-sleep",
+  "launch-autoscale",
+  "launch-supervision",
+  "launch",
+  "launch-killed-survival",
+  "launch-instances-timing",
+  "launch-instances-routing",
+  "launch-hostile-vllm",
+];
+
+/**
+ * The files that start real processes (*.e2e.test.ts) first, the longest of them first, the others in
+ * vitest's own order: they mostly wait (a stand-in loads, an autoscaler waits out its window), so the quick
+ * unit files fill the workers at the end.
  */
 class ProcessesFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const rank = (file: TestSpecification) => (file.moduleId.endsWith(".e2e.test.ts") ? 0 : 1);
+    const rank = (file: TestSpecification) => {
+      if (!file.moduleId.endsWith(".e2e.test.ts")) return LONGEST.length + 1;
+      const longest = LONGEST.indexOf(basename(file.moduleId, ".e2e.test.ts"));
+      return longest === -1 ? LONGEST.length : longest;
+    };
     return (await super.sort(files)).sort((a, b) => rank(a) - rank(b));
   }
 }
