@@ -58,7 +58,7 @@ export const IDLE_FLAG = ruleFlag<IdleAction>(
 
 /** The autoscaler's rule: ours (supervise/window-rule.ts), or the Kubernetes HPA's as KEDA drives it. */
 export type ScaleRuleName = "window" | "hpa";
-const SCALE_RULES: readonly ScaleRuleName[] = ["window", "hpa"];
+export const SCALE_RULES: readonly ScaleRuleName[] = ["window", "hpa"];
 
 export const SCALE_RULE_FLAG = ruleFlag<ScaleRuleName>(
   "scale-rule",

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { leftGroupState, processStartTicks, stopLeftGroup } from "@finetune-studio/internal";
-import type { ScaleRuleName } from "../shared/autoscale-flags.js";
+import { SCALE_RULES, type ScaleRuleName } from "../shared/autoscale-flags.js";
 import { writeFilesTogether } from "../shared/safe-files.js";
 import { INSTANCE_STATES, type InstanceState } from "./life-cycle.js";
 
@@ -118,7 +118,7 @@ function isAutoscalerRecord(value: unknown): value is AutoscalerRecord {
     value !== null &&
     typeof record.range === "string" &&
     /^\d{1,2}\.\.\d{1,2}$/.test(record.range) &&
-    (record.rule === undefined || ["window", "hpa"].includes(record.rule)) &&
+    (record.rule === undefined || SCALE_RULES.includes(record.rule)) &&
     ["up", "down", "hold", "none"].includes(record.action) &&
     typeof record.reason === "string" &&
     record.reason.length <= 1000 &&
