@@ -7,11 +7,11 @@ import { HPA_DEFAULTS, hpaScaleUpLimit } from "./hpa-rule.js";
  * It grows when, for the whole up window, the waiting requests per serving instance stay past `queue` (or
  * the mean KV-cache usage past `kv`), to the size the Kubernetes HPA's rule gives for the window's mean load
  * (ceil(total waiting / queue)), at most max(2x, +4) in one step as the HPA's default scale-up policies
- * allow, never past `max`. It shrinks
- * by one when, for the whole `downAfterMs`, the fleet with one instance fewer would have stayed under both
- * thresholds: the load the leaving instance carried is spread on the others (each runs at most `batch`
- * requests at once, vLLM's --max-num-seqs; the rest would wait). Never below `min`. While an instance
- * starts, wakes or drains, it does not shrink: a step's effect is seen before the next one.
+ * allow, never past `max`. It shrinks, at once, to the fewest instances (never below `min`) that would
+ * have run every read of the whole `downAfterMs` with nothing waiting (each runs at most `batch` requests at
+ * once, vLLM's --max-num-seqs) and the KV-cache usage within `kv`, with the busiest stretch of the window's
+ * mean load 10% under what they run at once (the HPA's tolerance). While an instance starts, wakes or
+ * drains, it does not shrink: a step's effect is seen before the next one.
  */
 
 /** One serving instance's load, as its `/metrics` page said it. */
