@@ -17,6 +17,7 @@ export interface FleetReading {
 
 interface StateFile {
   instances?: { state?: string; group?: { pgid: number } }[];
+  autoscaler?: { action?: string; atMs?: number };
 }
 
 const READ_EVERY_MS = 200;
@@ -26,7 +27,7 @@ const MAX_STATE_BYTES = 64 * 1024;
 export function watchFleet(dir: string): { stop(): FleetReading[] } {
   const readings: FleetReading[] = [];
   const read = () => {
-    const reading = readState(join(dir, "state.json"));
+    const reading = readingOf(readStateFile(dir));
     if (reading !== undefined) readings.push(reading);
   };
   read();
@@ -40,16 +41,18 @@ export function watchFleet(dir: string): { stop(): FleetReading[] } {
   };
 }
 
-function readState(path: string): FleetReading | undefined {
-  let state: StateFile;
+/** The launch's state.json, bounded; undefined between two writes (a rename) or before the first. */
+function readStateFile(dir: string): StateFile | undefined {
   try {
-    const text = readFileSync(path, "utf8");
-    if (text.length > MAX_STATE_BYTES) return undefined;
-    state = JSON.parse(text) as StateFile;
+    const text = readFileSync(join(dir, "state.json"), "utf8");
+    return text.length > MAX_STATE_BYTES ? undefined : (JSON.parse(text) as StateFile);
   } catch {
-    // Between two writes (a rename) or not written yet: the next read tells.
     return undefined;
   }
+}
+
+function readingOf(state: StateFile | undefined): FleetReading | undefined {
+  if (state === undefined) return undefined;
   const instances = (state.instances ?? []).filter((one) => one.state !== "stopped");
   const inState = (...states: string[]) => instances.filter((one) => states.includes(one.state ?? "")).length;
   return {
@@ -66,13 +69,7 @@ function readState(path: string): FleetReading | undefined {
  * start time until its first decision. Undefined once it has decided, or without a state file.
  */
 export function autoscalerStart(dir: string): number | undefined {
-  try {
-    const text = readFileSync(join(dir, "state.json"), "utf8");
-    if (text.length > MAX_STATE_BYTES) return undefined;
-    const record = (JSON.parse(text) as { autoscaler?: { action?: string; atMs?: number } }).autoscaler;
-    if (record?.action !== "none" || typeof record.atMs !== "number") return undefined;
-    return performance.now() - (Date.now() - record.atMs);
-  } catch {
-    return undefined;
-  }
+  const record = readStateFile(dir)?.autoscaler;
+  if (record?.action !== "none" || typeof record.atMs !== "number") return undefined;
+  return performance.now() - (Date.now() - record.atMs);
 }
